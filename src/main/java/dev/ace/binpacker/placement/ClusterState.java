@@ -1,0 +1,171 @@
+package dev.ace.binpacker.placement;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The live free-capacity view of every node: free GPUs as a bitmask, per-GPU free milli-GPU for
+ * shared GPUs, free CPU. Node indices are stable for the life of a node; a removed node leaves
+ * a hole. Not thread-safe: {@link Allocator} serialises access.
+ *
+ * <p>Only {@link Ledger} changes capacity, through {@link #take} and {@link #give}, so that free +
+ * held always equals capacity.
+ */
+public final class ClusterState {
+    private NodeInfo[] nodes = new NodeInfo[16];
+    private long[] freeMask = new long[16];
+    private int[][] milliFree = new int[16][];
+    private long[] cpuFree = new long[16];
+    private long[] version = new long[16];
+    private int size;
+    private int live;
+    private final Map<String, Integer> byName = new HashMap<>();
+    private long generation;
+    private final List<Listener> listeners = new ArrayList<>();
+
+    /** Told of every capacity change, so indexes can follow without rescanning. */
+    public interface Listener {
+        void nodeChanged(int index, long oldFreeMask, long newFreeMask);
+    }
+
+    public void addListener(Listener l) { listeners.add(l); }
+
+    /** Adds a node with all capacity free, or replaces the static info of a node of that name (capacity kept when the board is unchanged). */
+    public int upsert(NodeInfo info) {
+        Integer existing = byName.get(info.name());
+        if (existing != null) {
+            int i = existing;
+            NodeInfo old = nodes[i];
+            nodes[i] = info;
+            long before = freeMask[i];
+            if (old.gpuCount() != info.gpuCount()) resetCapacity(i, info);
+            fire(i, before, freeMask[i]); // pool or board may have changed: indexes regroup the node
+            version[i]++;
+            generation++;
+            return i;
+        }
+        if (size == nodes.length) grow();
+        int i = size++;
+        nodes[i] = info;
+        resetCapacity(i, info);
+        byName.put(info.name(), i);
+        live++;
+        generation++;
+        fire(i, 0L, freeMask[i]);
+        return i;
+    }
+
+    /** Forgets a node; its index is not reused. Reservations on it must be released by the caller first. */
+    public boolean remove(String name) {
+        Integer i = byName.remove(name);
+        if (i == null) return false;
+        long before = freeMask[i];
+        nodes[i] = null;
+        freeMask[i] = 0;
+        milliFree[i] = new int[0];
+        cpuFree[i] = 0;
+        version[i]++;
+        live--;
+        generation++;
+        fire(i, before, 0L);
+        return true;
+    }
+
+    private void resetCapacity(int i, NodeInfo info) {
+        int n = info.gpuCount();
+        freeMask[i] = n == 0 ? 0 : info.board().allGpus();
+        milliFree[i] = new int[n];
+        Arrays.fill(milliFree[i], 1000);
+        cpuFree[i] = info.cpuMilli();
+    }
+
+    private void grow() {
+        int n = nodes.length * 2;
+        nodes = Arrays.copyOf(nodes, n);
+        freeMask = Arrays.copyOf(freeMask, n);
+        milliFree = Arrays.copyOf(milliFree, n);
+        cpuFree = Arrays.copyOf(cpuFree, n);
+        version = Arrays.copyOf(version, n);
+    }
+
+    /** One past the highest node index (holes included). */
+    public int capacity() { return size; }
+
+    /** Nodes present now. */
+    public int liveNodes() { return live; }
+
+    /** The node at an index, or null for a hole. */
+    public NodeInfo node(int index) { return nodes[index]; }
+
+    public int indexOf(String name) {
+        Integer i = byName.get(name);
+        return i == null ? -1 : i;
+    }
+
+    /** GPUs with all 1000 milli free. */
+    public long freeMask(int index) { return freeMask[index]; }
+
+    public int milliFree(int index, int gpu) { return milliFree[index][gpu]; }
+
+    public long cpuFree(int index) { return cpuFree[index]; }
+
+    /** Bumped on every change to the node, for compare-and-swap by callers. */
+    public long version(int index) { return version[index]; }
+
+    /** Bumped on every change anywhere. */
+    public long generation() { return generation; }
+
+    /** True if every GPU of the mask has {@code milli} free, and the CPU fits. */
+    public boolean fits(int index, long mask, int milli, long cpu) {
+        if (nodes[index] == null) return false;
+        if (cpu > 0 && nodes[index].cpuMilli() > 0 && cpuFree[index] < cpu) return false;
+        if (milli == 1000) return (freeMask[index] & mask) == mask;
+        long rest = mask;
+        int[] m = milliFree[index];
+        while (rest != 0) {
+            int g = Long.numberOfTrailingZeros(rest);
+            rest &= rest - 1;
+            if (g >= m.length || m[g] < milli) return false;
+        }
+        return true;
+    }
+
+    void take(int index, long mask, int milli, long cpu) {
+        long before = freeMask[index];
+        int[] m = milliFree[index];
+        long rest = mask;
+        while (rest != 0) {
+            int g = Long.numberOfTrailingZeros(rest);
+            rest &= rest - 1;
+            m[g] -= milli;
+            freeMask[index] &= ~(1L << g);
+        }
+        if (nodes[index].cpuMilli() > 0) cpuFree[index] -= cpu;
+        version[index]++;
+        generation++;
+        fire(index, before, freeMask[index]);
+    }
+
+    void give(int index, long mask, int milli, long cpu) {
+        long before = freeMask[index];
+        int[] m = milliFree[index];
+        long rest = mask;
+        while (rest != 0) {
+            int g = Long.numberOfTrailingZeros(rest);
+            rest &= rest - 1;
+            m[g] += milli;
+            if (m[g] >= 1000) freeMask[index] |= 1L << g;
+        }
+        if (nodes[index].cpuMilli() > 0) cpuFree[index] += cpu;
+        version[index]++;
+        generation++;
+        fire(index, before, freeMask[index]);
+    }
+
+    private void fire(int index, long before, long after) {
+        for (Listener l : listeners) l.nodeChanged(index, before, after);
+    }
+}

@@ -1,0 +1,91 @@
+package dev.ace.binpacker.placement;
+
+import java.util.Arrays;
+
+/**
+ * The share of demand (in GPUs) that each block size takes: sizes 1, 2, 4, 8, 16, 32, 64.
+ * Starts from a configured prior and, when learning, follows what the packer is asked for with an
+ * exponential moving average, so the score protects the blocks the cluster actually needs.
+ * Weights are quantised and versioned: board score tables are rebuilt only when a weight moves.
+ */
+public final class DemandMix {
+    public static final int[] SIZES = {1, 2, 4, 8, 16, 32, 64};
+    private static final double QUANTUM = 0.02;
+
+    private final double[] ewma;
+    private final double alpha;
+    private final boolean learning;
+    private double[] weights;
+    private long version;
+
+    /**
+     * @param prior    share of GPU demand per size in {@link #SIZES} order (normalised here)
+     * @param alpha    EWMA step per observed request (0 freezes the prior)
+     */
+    public DemandMix(double[] prior, double alpha) {
+        if (prior.length != SIZES.length) throw new IllegalArgumentException("prior needs " + SIZES.length + " entries");
+        this.ewma = normalise(prior.clone());
+        this.alpha = alpha;
+        this.learning = alpha > 0;
+        this.weights = quantise(ewma);
+    }
+
+    /** The mission's assumed inference mix (BENCHMARK.md protocol B): mostly small, TP2/TP4 common, TP8 rarer. */
+    public static DemandMix inferenceDefault() {
+        return new DemandMix(new double[]{0.15, 0.25, 0.30, 0.25, 0.05, 0, 0}, 0.01);
+    }
+
+    public static DemandMix frozen(double[] prior) { return new DemandMix(prior, 0); }
+
+    /** Records a request for {@code gpus} whole GPUs (rounded up to the next block size). */
+    public void observe(int gpus) {
+        if (!learning) return;
+        int slot = slotOf(gpus);
+        double mass = 0;
+        for (int s = 0; s < ewma.length; s++) {
+            double target = s == slot ? 1 : 0;
+            ewma[s] += alpha * (target - ewma[s]);
+            mass += ewma[s];
+        }
+        for (int s = 0; s < ewma.length; s++) ewma[s] /= mass;
+        double[] q = quantise(ewma);
+        if (!Arrays.equals(q, weights)) {
+            weights = q;
+            version++;
+        }
+    }
+
+    /** Weight per size in {@link #SIZES} order. */
+    public double weight(int slot) { return weights[slot]; }
+
+    /** Changes whenever a weight changes. */
+    public long version() { return version; }
+
+    public static int slotOf(int gpus) {
+        for (int s = 0; s < SIZES.length; s++) if (gpus <= SIZES[s]) return s;
+        return SIZES.length - 1;
+    }
+
+    private static double[] normalise(double[] v) {
+        double sum = 0;
+        for (double x : v) sum += Math.max(0, x);
+        if (sum <= 0) throw new IllegalArgumentException("a demand mix needs some weight");
+        for (int i = 0; i < v.length; i++) v[i] = Math.max(0, v[i]) / sum;
+        return v;
+    }
+
+    private static double[] quantise(double[] v) {
+        double[] q = new double[v.length];
+        for (int i = 0; i < v.length; i++) q[i] = Math.round(v[i] / QUANTUM) * QUANTUM;
+        return q;
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder b = new StringBuilder("DemandMix{");
+        for (int s = 0; s < SIZES.length; s++) {
+            if (weights[s] > 0) b.append(SIZES[s]).append('=').append(String.format("%.2f", weights[s])).append(' ');
+        }
+        return b.append('}').toString();
+    }
+}

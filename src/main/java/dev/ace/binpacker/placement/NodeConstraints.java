@@ -1,0 +1,51 @@
+package dev.ace.binpacker.placement;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Where a pod itself allows to run: nodeSelector, required node affinity (terms are ORed,
+ * expressions inside a term ANDed) and tolerations. ACE only ever narrows this set.
+ */
+public record NodeConstraints(Map<String, String> nodeSelector,
+                              List<List<LabelRequirement>> affinityTerms,
+                              List<Toleration> tolerations) {
+    public static final NodeConstraints NONE = new NodeConstraints(Map.of(), List.of(), List.of());
+
+    public NodeConstraints {
+        nodeSelector = nodeSelector == null ? Map.of() : Map.copyOf(nodeSelector);
+        affinityTerms = affinityTerms == null ? List.of() : affinityTerms.stream().map(List::copyOf).toList();
+        tolerations = tolerations == null ? List.of() : List.copyOf(tolerations);
+    }
+
+    public boolean isEmpty() { return nodeSelector.isEmpty() && affinityTerms.isEmpty() && tolerations.isEmpty(); }
+
+    /** nodeSelector and required affinity against the node's labels. */
+    public boolean selects(Map<String, String> labels) {
+        for (Map.Entry<String, String> e : nodeSelector.entrySet()) {
+            if (!e.getValue().equals(labels.get(e.getKey()))) return false;
+        }
+        if (affinityTerms.isEmpty()) return true;
+        for (List<LabelRequirement> term : affinityTerms) {
+            boolean all = true;
+            for (LabelRequirement r : term) {
+                if (!r.matches(labels)) { all = false; break; }
+            }
+            if (all) return true;
+        }
+        return false;
+    }
+
+    /** True when every repelling taint of the node is tolerated. */
+    public boolean toleratesAll(List<Taint> taints) {
+        for (Taint t : taints) {
+            if (!t.repels()) continue;
+            boolean ok = false;
+            for (Toleration tol : tolerations) {
+                if (tol.tolerates(t)) { ok = true; break; }
+            }
+            if (!ok) return false;
+        }
+        return true;
+    }
+}

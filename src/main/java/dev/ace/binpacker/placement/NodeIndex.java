@@ -1,0 +1,135 @@
+package dev.ace.binpacker.placement;
+
+import dev.ace.binpacker.topology.GpuBoard;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+import java.util.function.Function;
+
+/**
+ * Nodes grouped by (pool, board) and, inside a group, by free mask. Two nodes of the same board
+ * and free mask score the same for any whole-GPU request, so the packer scores each distinct
+ * state once: on a 12,500-node fleet of a few board types that is a few hundred lookups.
+ * Kept current by {@link ClusterState.Listener} callbacks.
+ */
+final class NodeIndex implements ClusterState.Listener {
+    private static final class Group {
+        final Pool pool;
+        final BoardScorer scorer;
+        final Map<Long, BitSet> byMask = new HashMap<>();
+        int members;
+
+        Group(Pool pool, BoardScorer scorer) {
+            this.pool = pool;
+            this.scorer = scorer;
+        }
+    }
+
+    private final ClusterState state;
+    private final Function<GpuBoard, BoardScorer> scorers;
+    private final List<Group> groups = new ArrayList<>();
+    private Group[] groupOf = new Group[16];
+    private long[] maskOf = new long[16];
+
+    NodeIndex(ClusterState state, Function<GpuBoard, BoardScorer> scorers) {
+        this.state = state;
+        this.scorers = scorers;
+        for (int i = 0; i < state.capacity(); i++) nodeChanged(i, 0, state.freeMask(i));
+        state.addListener(this);
+    }
+
+    @Override
+    public void nodeChanged(int i, long oldFree, long newFree) {
+        if (i >= groupOf.length) {
+            int n = Math.max(i + 1, groupOf.length * 2);
+            groupOf = Arrays.copyOf(groupOf, n);
+            maskOf = Arrays.copyOf(maskOf, n);
+        }
+        Group old = groupOf[i];
+        if (old != null) {
+            BitSet bits = old.byMask.get(maskOf[i]);
+            bits.clear(i);
+            if (bits.isEmpty()) old.byMask.remove(maskOf[i]);
+            old.members--;
+            groupOf[i] = null;
+        }
+        NodeInfo n = state.node(i);
+        if (n == null || n.board() == null) return;
+        Group g = groupFor(n.pool(), scorers.apply(n.board()));
+        g.byMask.computeIfAbsent(newFree, m -> new BitSet()).set(i);
+        g.members++;
+        groupOf[i] = g;
+        maskOf[i] = newFree;
+    }
+
+    private Group groupFor(Pool pool, BoardScorer scorer) {
+        for (Group g : groups) if (g.pool == pool && g.scorer == scorer) return g;
+        Group g = new Group(pool, scorer);
+        groups.add(g);
+        return g;
+    }
+
+    boolean anyBoardWithClique(PlacementRequest r, BooleanSupplier slow) {
+        if (!r.constraints().isEmpty()) return slow.getAsBoolean();
+        for (Group g : groups) {
+            if (g.members > 0 && r.pools().contains(g.pool) && g.scorer.board().largestClique() >= r.gpus()) return true;
+        }
+        return false;
+    }
+
+    PlacementResult.Placed best(PlacementRequest r, boolean clique, PackerConfig config, double[] scratch) {
+        DemandMix mix = config.mix();
+        int k = r.gpus();
+        boolean open = r.constraints().isEmpty();
+        int bestNode = -1;
+        long bestSet = 0;
+        double bestDamage = Double.MAX_VALUE;
+        int bestRank = Integer.MAX_VALUE;
+        int bestLeft = Integer.MAX_VALUE;
+        for (Group g : groups) {
+            if (g.members == 0) continue;
+            int rank = r.pools().indexOf(g.pool);
+            if (rank < 0) continue;
+            if (!config.poolPreferenceStrict()) rank = 0;
+            if (rank > bestRank || g.scorer.board().gpuCount() < k) continue;
+            if (clique && g.scorer.board().largestClique() < k) continue;
+            for (Iterator<Map.Entry<Long, BitSet>> it = g.byMask.entrySet().iterator(); it.hasNext(); ) {
+                Map.Entry<Long, BitSet> e = it.next();
+                long free = e.getKey();
+                if (Long.bitCount(free) < k) continue;
+                long set = g.scorer.best(free, k, clique, mix, scratch);
+                if (set == 0) continue;
+                double damage = scratch[0];
+                int left = Long.bitCount(free) - k;
+                int cmp = compare(rank, damage, left, bestRank, bestDamage, bestLeft);
+                if (cmp > 0) continue;
+                int node = firstAllowed(e.getValue(), r, open);
+                if (node < 0) continue;
+                if (cmp == 0 && node > bestNode) continue;
+                bestNode = node; bestSet = set; bestDamage = damage; bestRank = rank; bestLeft = left;
+            }
+        }
+        if (bestNode < 0) return null;
+        return new PlacementResult.Placed(state.node(bestNode).name(), bestNode, bestSet, false, null, bestDamage);
+    }
+
+    private static int compare(int rank, double damage, int left, int bRank, double bDamage, int bLeft) {
+        if (rank != bRank) return rank < bRank ? -1 : 1;
+        if (damage < bDamage - 1e-9) return -1;
+        if (damage > bDamage + 1e-9) return 1;
+        return Integer.compare(left, bLeft);
+    }
+
+    private int firstAllowed(BitSet nodes, PlacementRequest r, boolean open) {
+        if (open) return nodes.nextSetBit(0);
+        for (int i = nodes.nextSetBit(0); i >= 0; i = nodes.nextSetBit(i + 1)) {
+            if (Packer.staticallyAllowed(state.node(i), r)) return i;
+        }
+        return -1;
+    }
+}

@@ -1,0 +1,193 @@
+package dev.ace.binpacker.placement;
+
+import dev.ace.binpacker.topology.GpuBoard;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The online packer: filter nodes (every reason counted), then pick the node and GPU set that
+ * destroys the least demand-weighted TP capacity. Deterministic: ties go to the better connected
+ * set, then the fuller node, then the lower node index.
+ *
+ * <p>Whole-GPU requests run over {@link NodeIndex}: nodes grouped by (pool, board, free mask), so
+ * a decision costs one table lookup per distinct board state, not one per node. Requests that
+ * also count CPU or share a GPU scan the nodes. Read-only: {@link Allocator} commits.
+ */
+public final class Packer {
+    private final ClusterState state;
+    private final PackerConfig config;
+    private final IdentityHashMap<GpuBoard, BoardScorer> scorers = new IdentityHashMap<>();
+    private final NodeIndex index;
+    private final double[] scratch = new double[1];
+
+    public Packer(ClusterState state, PackerConfig config) {
+        this.state = state;
+        this.config = config;
+        this.index = new NodeIndex(state, this::scorer);
+    }
+
+    public ClusterState state() { return state; }
+
+    public PackerConfig config() { return config; }
+
+    BoardScorer scorer(GpuBoard board) { return scorers.computeIfAbsent(board, BoardScorer::new); }
+
+    /** Tells the demand mix what was asked for, so the score follows the real workload. */
+    public void observe(PlacementRequest r) {
+        if (!r.isShare()) config.mix().observe(r.gpus());
+    }
+
+    /** Demand-weighted TP capacity still free on a node (for metrics and explanations). */
+    public double freeValue(int nodeIndex) {
+        NodeInfo n = state.node(nodeIndex);
+        if (n == null || n.board() == null) return 0;
+        return scorer(n.board()).value(state.freeMask(nodeIndex), config.mix());
+    }
+
+    public PlacementResult decide(PlacementRequest r) {
+        boolean clique = r.wantsClique() && anyAllowedBoardHasClique(r);
+        PlacementResult.Placed placed = (r.isShare() || r.cpuMilli() > 0 || r.gpuModel() != null)
+                ? scan(r, clique)
+                : index.best(r, clique, config, scratch);
+        if (placed != null) return placed(placed.nodeIndex(), placed.gpuMask(), placed.damage());
+        return explain(r, clique);
+    }
+
+    /**
+     * A TP request insists on a clique only if some node it may use has one of its size on the
+     * board: otherwise (it selects PCIe-only nodes) it gets the best-connected set, as DESIGN says.
+     */
+    private boolean anyAllowedBoardHasClique(PlacementRequest r) {
+        return index.anyBoardWithClique(r, () -> {
+            for (int i = 0; i < state.capacity(); i++) {
+                NodeInfo n = state.node(i);
+                if (n != null && staticallyAllowed(n, r) && n.board() != null && n.board().largestClique() >= r.gpus()) {
+                    return true;
+                }
+            }
+            return false;
+        });
+    }
+
+    static boolean staticallyAllowed(NodeInfo n, PlacementRequest r) {
+        if (!r.pools().contains(n.pool())) return false;
+        if (!r.constraints().isEmpty()) {
+            if (!r.constraints().selects(n.labels())) return false;
+            if (!r.constraints().toleratesAll(n.taints())) return false;
+        }
+        return r.gpuModel() == null || r.gpuModel().equals(n.gpuModel());
+    }
+
+    /** Linear scan for requests that count CPU, share one GPU or pin a GPU model. */
+    private PlacementResult.Placed scan(PlacementRequest r, boolean clique) {
+        DemandMix mix = config.mix();
+        int bestNode = -1;
+        long bestSet = 0;
+        double bestDamage = Double.MAX_VALUE;
+        int bestRank = Integer.MAX_VALUE;
+        int bestLeft = Integer.MAX_VALUE;
+        for (int i = 0; i < state.capacity(); i++) {
+            NodeInfo n = state.node(i);
+            if (n == null || n.board() == null || !staticallyAllowed(n, r)) continue;
+            if (r.cpuMilli() > 0 && n.cpuMilli() > 0 && state.cpuFree(i) < r.cpuMilli()) continue;
+            int rank = config.poolPreferenceStrict() ? r.pools().indexOf(n.pool()) : 0;
+            BoardScorer s = scorer(n.board());
+            long free = state.freeMask(i);
+            long set;
+            double damage;
+            int left;
+            if (r.isShare()) {
+                int g = bestShareGpu(i, n, r.milliPerGpu());
+                if (g < 0) continue;
+                set = 1L << g;
+                boolean whole = (free & set) != 0;
+                damage = whole ? s.value(free, mix) - s.value(free & ~set, mix) : 0;
+                left = state.milliFree(i, g) - r.milliPerGpu();
+            } else {
+                set = s.best(free, r.gpus(), clique, mix, scratch);
+                if (set == 0) continue;
+                damage = scratch[0];
+                left = Long.bitCount(free) - r.gpus();
+            }
+            if (rank < bestRank || (rank == bestRank && (damage < bestDamage - 1e-9
+                    || (Math.abs(damage - bestDamage) <= 1e-9 && left < bestLeft)))) {
+                bestNode = i; bestSet = set; bestDamage = damage; bestRank = rank; bestLeft = left;
+            }
+        }
+        return bestNode < 0 ? null : placed(bestNode, bestSet, bestDamage);
+    }
+
+    /** Best fit among GPUs already shared, else a whole free GPU chosen by damage. */
+    private int bestShareGpu(int i, NodeInfo n, int milli) {
+        int best = -1;
+        int bestLeft = Integer.MAX_VALUE;
+        for (int g = 0; g < n.gpuCount(); g++) {
+            int free = state.milliFree(i, g);
+            if (free < milli || free == 1000) continue;
+            if (free - milli < bestLeft) { best = g; bestLeft = free - milli; }
+        }
+        if (best >= 0) return best;
+        long set = scorer(n.board()).best(state.freeMask(i), 1, false, config.mix(), scratch);
+        return set == 0 ? -1 : Long.numberOfTrailingZeros(set);
+    }
+
+    PlacementResult.Placed placed(int node, long set, double damage) {
+        NodeInfo n = state.node(node);
+        GpuBoard b = n.board();
+        boolean full = b.isClique(set);
+        String domain = null;
+        List<Long> domains = b.nvlinkDomains();
+        for (int d = 0; d < domains.size(); d++) {
+            if ((domains.get(d) & set) == set && Long.bitCount(set) > 0) {
+                domain = "nvl" + d;
+                break;
+            }
+        }
+        return new PlacementResult.Placed(n.name(), node, set, full, domain, damage);
+    }
+
+    /** The slow path, taken only when nothing fits: the first failing filter of every node, counted. */
+    private PlacementResult.Unschedulable explain(PlacementRequest r, boolean clique) {
+        Map<ReasonCode, Map<String, Integer>> counts = new EnumMap<>(ReasonCode.class);
+        int considered = 0;
+        for (int i = 0; i < state.capacity(); i++) {
+            NodeInfo n = state.node(i);
+            if (n == null) continue;
+            considered++;
+            ReasonCode code;
+            String detail = "";
+            if (!r.pools().contains(n.pool())) {
+                code = ReasonCode.WRONG_POOL; detail = n.pool().label();
+            } else if (!r.constraints().selects(n.labels())) {
+                code = ReasonCode.NOT_SELECTED;
+            } else if (!r.constraints().toleratesAll(n.taints())) {
+                code = ReasonCode.UNTOLERATED_TAINT;
+            } else if (r.gpuModel() != null && !r.gpuModel().equals(n.gpuModel())) {
+                code = ReasonCode.WRONG_GPU_MODEL; detail = r.gpuModel();
+            } else if (n.gpuCount() == 0) {
+                code = ReasonCode.NO_GPUS;
+            } else if (n.gpuCount() < r.gpus()) {
+                code = ReasonCode.TOO_FEW_GPUS; detail = Integer.toString(r.gpus());
+            } else if (clique && n.board().largestClique() < r.gpus()) {
+                code = ReasonCode.NO_CLIQUE_ON_BOARD; detail = Integer.toString(r.gpus());
+            } else if (r.cpuMilli() > 0 && n.cpuMilli() > 0 && state.cpuFree(i) < r.cpuMilli()) {
+                code = ReasonCode.INSUFFICIENT_CPU; detail = r.cpuMilli() + "m";
+            } else if (r.isShare()) {
+                code = ReasonCode.NO_GPU_SHARE; detail = Integer.toString(r.milliPerGpu());
+            } else if (Long.bitCount(state.freeMask(i)) < r.gpus()) {
+                code = ReasonCode.TOO_FEW_FREE_GPUS; detail = Integer.toString(r.gpus());
+            } else {
+                code = ReasonCode.NO_FREE_CLIQUE; detail = Integer.toString(r.gpus());
+            }
+            counts.computeIfAbsent(code, c -> new LinkedHashMap<>()).merge(detail, 1, Integer::sum);
+        }
+        List<PlacementResult.ReasonCount> reasons = new ArrayList<>();
+        counts.forEach((code, byDetail) -> byDetail.forEach((detail, c) -> reasons.add(new PlacementResult.ReasonCount(code, detail, c))));
+        reasons.sort((a, b) -> Integer.compare(b.nodes(), a.nodes()));
+        return new PlacementResult.Unschedulable(considered, reasons);
+    }
+}
