@@ -1,0 +1,48 @@
+package dev.ace.binpacker.cluster;
+
+import dev.ace.binpacker.placement.NodeInfo;
+import io.fabric8.kubernetes.api.model.Node;
+import io.quarkus.runtime.StartupEvent;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.inject.Inject;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.List;
+import org.jboss.logging.Logger;
+
+/** At startup: load the standalone inventory, or start the informers when running against an API server. */
+@ApplicationScoped
+public class ClusterBootstrap {
+    private static final Logger LOG = Logger.getLogger(ClusterBootstrap.class);
+
+    @Inject
+    AceConfig config;
+    @Inject
+    ClusterMode mode;
+    @Inject
+    Fleet fleet;
+
+    void onStart(@Observes StartupEvent e) {
+        if (mode == ClusterMode.STANDALONE) {
+            List<NodeInfo> nodes = loadStandalone();
+            LOG.infof("standalone mode: %d nodes from %s", nodes.size(), config.standalone().nodes().orElse("the embedded demo inventory"));
+        }
+    }
+
+    /** Reads the configured node file (or the demo inventory) into a fresh allocator. Tests call it to start from a clean state. */
+    public List<NodeInfo> loadStandalone() {
+        try {
+            List<Node> nodes = config.standalone().nodes().isPresent()
+                    ? NodeListLoader.load(Path.of(config.standalone().nodes().get()))
+                    : NodeListLoader.demo();
+            NodeMapper mapper = new NodeMapper(new Boards());
+            List<NodeInfo> infos = nodes.stream().map(mapper::map).toList();
+            fleet.load(infos);
+            return infos;
+        } catch (IOException ex) {
+            throw new UncheckedIOException("cannot load the standalone node inventory: " + ex.getMessage(), ex);
+        }
+    }
+}
