@@ -21,12 +21,15 @@ final class NodeIndex implements ClusterState.Listener {
     private static final class Group {
         final Pool pool;
         final BoardScorer scorer;
+        /** Members have a NoSchedule/NoExecute taint: every pod must be checked against them. */
+        final boolean tainted;
         final Map<Long, BitSet> byMask = new HashMap<>();
         int members;
 
-        Group(Pool pool, BoardScorer scorer) {
+        Group(Pool pool, BoardScorer scorer, boolean tainted) {
             this.pool = pool;
             this.scorer = scorer;
+            this.tainted = tainted;
         }
     }
 
@@ -60,32 +63,36 @@ final class NodeIndex implements ClusterState.Listener {
         }
         NodeInfo n = state.node(i);
         if (n == null || n.board() == null) return;
-        Group g = groupFor(n.pool(), scorers.apply(n.board()));
+        Group g = groupFor(n.pool(), scorers.apply(n.board()), n.taints().stream().anyMatch(Taint::repels));
         g.byMask.computeIfAbsent(newFree, m -> new BitSet()).set(i);
         g.members++;
         groupOf[i] = g;
         maskOf[i] = newFree;
     }
 
-    private Group groupFor(Pool pool, BoardScorer scorer) {
-        for (Group g : groups) if (g.pool == pool && g.scorer == scorer) return g;
-        Group g = new Group(pool, scorer);
+    private Group groupFor(Pool pool, BoardScorer scorer, boolean tainted) {
+        for (Group g : groups) if (g.pool == pool && g.scorer == scorer && g.tainted == tainted) return g;
+        Group g = new Group(pool, scorer, tainted);
         groups.add(g);
         return g;
     }
 
     boolean anyBoardWithClique(PlacementRequest r, BooleanSupplier slow) {
         if (!r.constraints().isEmpty()) return slow.getAsBoolean();
+        boolean needSlow = false;
         for (Group g : groups) {
-            if (g.members > 0 && r.pools().contains(g.pool) && g.scorer.board().largestClique() >= r.gpus()) return true;
+            if (g.members > 0 && r.pools().contains(g.pool) && g.scorer.board().largestClique() >= r.gpus()) {
+                if (!g.tainted) return true;
+                needSlow = true;
+            }
         }
-        return false;
+        return needSlow && slow.getAsBoolean();
     }
 
     PlacementResult.Placed best(PlacementRequest r, boolean clique, PackerConfig config, double[] scratch) {
         DemandMix mix = config.mix();
         int k = r.gpus();
-        boolean open = r.constraints().isEmpty();
+        boolean unconstrained = r.constraints().isEmpty();
         int bestNode = -1;
         long bestSet = 0;
         double bestDamage = Double.MAX_VALUE;
@@ -108,7 +115,7 @@ final class NodeIndex implements ClusterState.Listener {
                 int left = Long.bitCount(free) - k;
                 int cmp = compare(rank, damage, left, bestRank, bestDamage, bestLeft);
                 if (cmp > 0) continue;
-                int node = firstAllowed(e.getValue(), r, open);
+                int node = firstAllowed(e.getValue(), r, unconstrained && !g.tainted);
                 if (node < 0) continue;
                 if (cmp == 0 && node > bestNode) continue;
                 bestNode = node; bestSet = set; bestDamage = damage; bestRank = rank; bestLeft = left;
