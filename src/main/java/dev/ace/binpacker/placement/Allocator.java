@@ -59,6 +59,27 @@ public final class Allocator {
         }
     }
 
+    /** Marks a pending reservation as confirmed (its pod was seen); false if there is none of that id. */
+    public boolean confirm(String id) {
+        synchronized (lock) {
+            return ledger.get(id).map(r -> ledger.update(r.confirmed())).orElse(false);
+        }
+    }
+
+    /**
+     * Releases pending reservations older than {@code ttlMillis}: their pod never appeared (another
+     * webhook denied it, or the client gave up). Returns what was released, for metrics and logs.
+     */
+    public java.util.List<Reservation> expirePending(long nowMillis, long ttlMillis) {
+        synchronized (lock) {
+            java.util.List<Reservation> stale = ledger.all().stream()
+                    .filter(r -> r.pending() && nowMillis - r.createdAtMillis() > ttlMillis)
+                    .toList();
+            for (Reservation r : stale) ledger.release(r.id());
+            return stale;
+        }
+    }
+
     public Optional<Reservation> release(String id) {
         synchronized (lock) {
             return ledger.release(id);

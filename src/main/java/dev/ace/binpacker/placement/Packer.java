@@ -75,10 +75,8 @@ public final class Packer {
 
     static boolean staticallyAllowed(NodeInfo n, PlacementRequest r) {
         if (!r.pools().contains(n.pool())) return false;
-        if (!r.constraints().isEmpty()) {
-            if (!r.constraints().selects(n.labels())) return false;
-            if (!r.constraints().toleratesAll(n.taints())) return false;
-        }
+        if (!r.constraints().selects(n.labels())) return false;
+        if (!n.taints().isEmpty() && !r.constraints().toleratesAll(n.taints())) return false;
         return r.gpuModel() == null || r.gpuModel().equals(n.gpuModel());
     }
 
