@@ -1,20 +1,36 @@
 package dev.ace.binpacker.cluster;
 
+import dev.ace.binpacker.topology.BoardCatalog;
+import dev.ace.binpacker.topology.BoardInference;
+import dev.ace.binpacker.topology.GpuBoard;
 import java.util.Map;
 
-/** Node -> board: the {@code ace.dev/topology} annotation, else the GFD labels, else an unknown PCIe-only board. */
+/**
+ * Node -> board: the {@code ace.dev/topology} annotation (exact matrix from the node agent), else
+ * the GFD labels through {@link BoardCatalog}, else, when the labels count GPUs of a product the
+ * catalog does not know, a PCIe-only board of that many GPUs ({@link UnknownBoards}).
+ */
 final class Boards implements BoardResolver {
     @Override
     public Resolved resolve(String nodeName, Map<String, String> labels, Map<String, String> annotations) {
-        String product = labels.get(dev.ace.binpacker.workload.AceKeys.GPU_PRODUCT);
-        int count = 0;
-        try {
-            count = Integer.parseInt(labels.getOrDefault(dev.ace.binpacker.workload.AceKeys.GPU_COUNT, "0").trim());
-        } catch (NumberFormatException e) {
-            count = 0;
+        String problem = null;
+        String topo = annotations.get(dev.ace.binpacker.workload.AceKeys.TOPOLOGY);
+        if (topo != null && !topo.isBlank()) {
+            try {
+                GpuBoard b = TopologyAnnotation.parse(topo, nodeName);
+                return new Resolved(b, "annotation", labels.get(BoardCatalog.PRODUCT_LABEL), null);
+            } catch (IllegalArgumentException e) {
+                problem = "bad " + dev.ace.binpacker.workload.AceKeys.TOPOLOGY + " annotation: " + e.getMessage();
+            }
         }
-        if (count <= 0) return new Resolved(null, "none", product, null);
-        return new Resolved(UnknownBoards.pcieOnly("unknown " + product, count), "unknown:" + product, product,
-                "no topology annotation and product not in the catalog");
+        BoardInference inf = BoardCatalog.infer(labels);
+        if (inf.board().isPresent()) {
+            return new Resolved(inf.board().get(), inf.source(), inf.product(), problem);
+        }
+        if (inf.gpuCount() > 0) {
+            String why = problem == null ? inf.reason() : problem + "; " + inf.reason();
+            return new Resolved(UnknownBoards.pcieOnly("unknown " + inf.product(), inf.gpuCount()), "unknown:" + inf.product(), inf.product(), why);
+        }
+        return new Resolved(null, "none", inf.product().isEmpty() ? null : inf.product(), problem == null ? inf.reason() : problem);
     }
 }

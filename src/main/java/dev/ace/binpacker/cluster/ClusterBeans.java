@@ -7,7 +7,9 @@ import dev.ace.binpacker.admission.PendingDemand;
 import dev.ace.binpacker.admission.PodPolicy;
 import dev.ace.binpacker.admission.PolicyConfig;
 import dev.ace.binpacker.admission.ReviewCodec;
-import dev.ace.binpacker.observability.CapacityStats;
+import dev.ace.binpacker.placement.Pool;
+import dev.ace.binpacker.placement.PoolStats;
+import java.util.Map;
 import dev.ace.binpacker.observability.Metrics;
 import dev.ace.binpacker.observability.MicrometerMetrics;
 import dev.ace.binpacker.observability.Readiness;
@@ -72,19 +74,19 @@ public class ClusterBeans {
     }
 
     /** Capacity gauges are scraped, not pushed: recompute at most once a second under the allocator lock. */
-    private static final class CachedStats implements java.util.function.Supplier<CapacityStats> {
+    private static final class CachedStats implements java.util.function.Supplier<Map<Pool, PoolStats>> {
         private final Fleet fleet;
-        private volatile CapacityStats last;
+        private volatile Map<Pool, PoolStats> last;
         private volatile long at;
 
         CachedStats(Fleet fleet) { this.fleet = fleet; }
 
         @Override
-        public CapacityStats get() {
+        public Map<Pool, PoolStats> get() {
             long now = System.nanoTime();
-            CapacityStats s = last;
+            Map<Pool, PoolStats> s = last;
             if (s == null || now - at > 1_000_000_000L) {
-                s = fleet.allocator().read(a -> CapacityStats.of(a.state()));
+                s = fleet.allocator().read(a -> PoolStats.of(a.state()));
                 last = s;
                 at = now;
             }

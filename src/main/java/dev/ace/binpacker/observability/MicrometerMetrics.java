@@ -1,6 +1,7 @@
 package dev.ace.binpacker.observability;
 
 import dev.ace.binpacker.placement.Pool;
+import dev.ace.binpacker.placement.PoolStats;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -28,19 +29,19 @@ public final class MicrometerMetrics implements Metrics {
     }
 
     /** Capacity gauges, computed from {@code stats} at scrape time. */
-    public void bindCapacity(Supplier<CapacityStats> stats) {
+    public void bindCapacity(Supplier<Map<Pool, PoolStats>> stats) {
         for (Pool p : Pool.values()) {
             String pool = p.label();
-            gauge(MetricNames.NVLINK_DOMAINS, stats, s -> s.pools().get(p).cleanDomains(), "pool", pool, "state", "clean");
-            gauge(MetricNames.NVLINK_DOMAINS, stats, s -> s.pools().get(p).fragmentedDomains(), "pool", pool, "state", "fragmented");
-            gauge(MetricNames.NVLINK_DOMAINS, stats, s -> s.pools().get(p).fullDomains(), "pool", pool, "state", "full");
-            gauge(MetricNames.GPUS, stats, s -> s.pools().get(p).freeGpus(), "pool", pool, "state", "free");
-            gauge(MetricNames.GPUS, stats, s -> s.pools().get(p).usedGpus(), "pool", pool, "state", "used");
-            gauge(MetricNames.FRAGMENTATION_RATIO, stats, s -> s.pools().get(p).fragmentationRatio(), "pool", pool);
+            gauge(MetricNames.NVLINK_DOMAINS, stats, s -> s.get(p).cleanDomains(), "pool", pool, "state", "clean");
+            gauge(MetricNames.NVLINK_DOMAINS, stats, s -> s.get(p).fragmentedDomains(), "pool", pool, "state", "fragmented");
+            gauge(MetricNames.NVLINK_DOMAINS, stats, s -> s.get(p).fullDomains(), "pool", pool, "state", "full");
+            gauge(MetricNames.GPUS, stats, s -> s.get(p).freeGpus(), "pool", pool, "state", "free");
+            gauge(MetricNames.GPUS, stats, s -> s.get(p).gpus() - s.get(p).freeGpus(), "pool", pool, "state", "used");
+            gauge(MetricNames.FRAGMENTATION_RATIO, stats, s -> s.get(p).fragmentationRatio(), "pool", pool);
         }
     }
 
-    private void gauge(String name, Supplier<CapacityStats> stats, java.util.function.ToDoubleFunction<CapacityStats> f, String... tags) {
+    private void gauge(String name, Supplier<Map<Pool, PoolStats>> stats, java.util.function.ToDoubleFunction<Map<Pool, PoolStats>> f, String... tags) {
         Gauge.builder(name, stats, s -> f.applyAsDouble(s.get())).tags(tags).register(registry);
     }
 
