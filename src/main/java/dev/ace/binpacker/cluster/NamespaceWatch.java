@@ -10,6 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /** In-cluster: the {@code ace.dev/policy} label of every namespace, kept current by the Namespace informer. */
 @Singleton
+@jakarta.enterprise.inject.Typed(NamespaceWatch.class)
 public class NamespaceWatch implements NamespacePolicies {
     private final Map<String, NamespaceMode> modes = new ConcurrentHashMap<>();
 

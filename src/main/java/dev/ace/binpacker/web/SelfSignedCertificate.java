@@ -1,7 +1,6 @@
 package dev.ace.binpacker.web;
 
 import java.io.IOException;
-import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.math.BigInteger;
 import java.nio.file.Files;
@@ -23,7 +22,6 @@ import org.bouncycastle.asn1.x509.GeneralNames;
 import org.bouncycastle.cert.X509v3CertificateBuilder;
 import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
 import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
-import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
 import org.bouncycastle.operator.ContentSigner;
 import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 
@@ -53,8 +51,9 @@ public final class SelfSignedCertificate {
             Files.createDirectories(dir);
             Path certFile = dir.resolve("tls.crt");
             Path keyFile = dir.resolve("tls.key");
-            Files.writeString(certFile, pem(cert));
-            Files.writeString(keyFile, pem(kp.getPrivate()));
+            Files.writeString(certFile, pem("CERTIFICATE", cert.getEncoded()));
+            // PKCS#8 ("PRIVATE KEY"): the JDK's encoding of every private key, and what Vert.x reads for EC keys.
+            Files.writeString(keyFile, pem("PRIVATE KEY", kp.getPrivate().getEncoded()));
             try {
                 Files.setPosixFilePermissions(keyFile, PosixFilePermissions.fromString("rw-------"));
             } catch (UnsupportedOperationException e) {
@@ -68,11 +67,8 @@ public final class SelfSignedCertificate {
         }
     }
 
-    private static String pem(Object o) throws IOException {
-        StringWriter w = new StringWriter();
-        try (JcaPEMWriter p = new JcaPEMWriter(w)) {
-            p.writeObject(o);
-        }
-        return w.toString();
+    private static String pem(String type, byte[] der) {
+        String b64 = java.util.Base64.getMimeEncoder(64, "\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII)).encodeToString(der);
+        return "-----BEGIN " + type + "-----\n" + b64 + "\n-----END " + type + "-----\n";
     }
 }

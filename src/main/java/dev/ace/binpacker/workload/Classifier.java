@@ -44,7 +44,7 @@ public final class Classifier {
         String owner = batchOwner(pod, labels);
         if (explicit.isPresent()) {
             cls = explicit.get();
-            kind = cls == WorkloadClass.INFERENCE && isEmbedding(lines) ? "embedding-server" : cls.label();
+            kind = isEmbedding(lines) || server(lines) != null ? "server" : cls.label();
             evidence = "label " + AceKeys.WORKLOAD_CLASS;
         } else if (owner != null) {
             cls = WorkloadClass.BATCH;
@@ -56,7 +56,7 @@ public final class Classifier {
             evidence = "notebook labels/image";
         } else if (isEmbedding(lines)) {
             cls = WorkloadClass.EMBEDDING;
-            kind = "embedding-server";
+            kind = "server";
             evidence = "embedding server " + server(lines);
         } else if (server(lines) != null) {
             cls = WorkloadClass.INFERENCE;
