@@ -37,7 +37,7 @@ public class ClusterBootstrap {
             List<Node> nodes = config.standalone().nodes().isPresent()
                     ? NodeListLoader.load(Path.of(config.standalone().nodes().get()))
                     : NodeListLoader.demo();
-            NodeMapper mapper = new NodeMapper(new Boards());
+            NodeMapper mapper = NodeMapper.standard();
             List<NodeInfo> infos = nodes.stream().map(mapper::map).toList();
             fleet.load(infos);
             return infos;

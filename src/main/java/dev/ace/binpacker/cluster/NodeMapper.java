@@ -16,6 +16,9 @@ public final class NodeMapper {
 
     public NodeMapper(BoardResolver boards) { this.boards = boards; }
 
+    /** Topology annotation, else board catalog, else a PCIe-only board of the labelled GPU count. */
+    public static NodeMapper standard() { return new NodeMapper(new Boards()); }
+
     public NodeInfo map(Node node) {
         String name = node.getMetadata().getName();
         Map<String, String> labels = new HashMap<>(node.getMetadata().getLabels() == null ? Map.of() : node.getMetadata().getLabels());

@@ -12,14 +12,14 @@ import java.util.Map;
 import org.eclipse.microprofile.config.spi.ConfigSource;
 
 /**
- * When no serving certificate is configured ({@code quarkus.tls.key-store.pem.0.cert}) and
+ * When no serving certificate is configured ({@code quarkus.tls.webhook.key-store.pem.0.cert}) and
  * {@code ace.tls.self-signed} is not false, generates one into a temp directory and points the
- * default TLS configuration at it, so {@code serve} is a real HTTPS webhook with zero setup.
+ * {@code webhook} TLS configuration at it, so {@code serve} is a real HTTPS webhook with zero setup.
  * Ordinal 50: anything the user configures wins.
  */
 public final class SelfSignedTlsConfigSourceFactory implements ConfigSourceFactory {
-    static final String CERT = "quarkus.tls.key-store.pem.0.cert";
-    static final String KEY = "quarkus.tls.key-store.pem.0.key";
+    static final String CERT = "quarkus.tls.webhook.key-store.pem.0.cert";
+    static final String KEY = "quarkus.tls.webhook.key-store.pem.0.key";
     private static volatile Map<String, String> generated;
 
     @Override
