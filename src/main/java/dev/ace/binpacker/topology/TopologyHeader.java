@@ -2,7 +2,6 @@ package dev.ace.binpacker.topology;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.regex.Pattern;
 
 /**
@@ -15,6 +14,8 @@ record TopologyHeader(int gpus, int devices, List<String> affinityColumns) {
     static final String GPU_NUMA_ID = "GPU NUMA ID";
     private static final List<String> AFFINITY = List.of(CPU_AFFINITY, NUMA_AFFINITY, GPU_NUMA_ID);
     private static final Pattern GPU = Pattern.compile("GPU(\\d+)");
+    // NIC0 (current drivers), mlx5_2 / mlx4_0 (older ones): a name ending in a number.
+    private static final Pattern DEVICE = Pattern.compile("[A-Za-z][\\w.\\-]*\\d");
 
     /** Whitespace tokens of a line with the multi-word column names glued with {@code _}. */
     static String[] tokens(String line) {
@@ -24,9 +25,14 @@ record TopologyHeader(int gpus, int devices, List<String> affinityColumns) {
         return t.isEmpty() ? new String[0] : t.split("\\s+");
     }
 
+    /** Starts with GPU0 and names only GPUs, devices and affinity columns (so "GPU0 is fast" is prose). */
     static boolean looksLikeHeader(String line) {
         String[] t = tokens(line);
-        return t.length > 0 && t[0].equals("GPU0");
+        if (t.length == 0 || !t[0].equals("GPU0")) return false;
+        for (String col : t) {
+            if (!DEVICE.matcher(col).matches() && !AFFINITY.contains(col.replace('_', ' '))) return false;
+        }
+        return true;
     }
 
     static TopologyHeader parse(String line, int lineNo) {
@@ -49,8 +55,6 @@ record TopologyHeader(int gpus, int devices, List<String> affinityColumns) {
                     throw new TopologyParseException(lineNo, "column " + col + " where GPU" + gpus + " was expected (GPU columns must be GPU0, GPU1, ... in order)");
                 }
                 gpus++;
-            } else if (col.toUpperCase(Locale.ROOT).equals("LEGEND:")) {
-                break;
             } else {
                 devices++;
             }
