@@ -1,6 +1,7 @@
 package dev.ace.binpacker.topology;
 
 import java.util.Arrays;
+import java.util.Locale;
 import java.util.Set;
 import java.util.regex.Pattern;
 
@@ -51,7 +52,7 @@ public final class TopologyParser {
         int i = h + 1;
         for (; i < lines.length && row < n; i++) {
             String[] t = TopologyHeader.tokens(lines[i]);
-            if (t.length == 0 || t[0].toUpperCase().startsWith("LEGEND")) break;
+            if (t.length == 0 || t[0].toUpperCase(Locale.ROOT).startsWith("LEGEND")) break;
             var m = GPU_ROW.matcher(t[0]);
             if (!m.matches()) {
                 throw new TopologyParseException(i + 1, "expected row GPU" + row + ", found '" + abbreviate(lines[i].trim()) + "'");
