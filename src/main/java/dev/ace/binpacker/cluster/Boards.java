@@ -3,6 +3,8 @@ package dev.ace.binpacker.cluster;
 import dev.ace.binpacker.topology.BoardCatalog;
 import dev.ace.binpacker.topology.BoardInference;
 import dev.ace.binpacker.topology.GpuBoard;
+import dev.ace.binpacker.topology.TopologyParseException;
+import dev.ace.binpacker.topology.TopologyParser;
 import java.util.Map;
 
 /**
@@ -17,9 +19,9 @@ final class Boards implements BoardResolver {
         String topo = annotations.get(dev.ace.binpacker.workload.AceKeys.TOPOLOGY);
         if (topo != null && !topo.isBlank()) {
             try {
-                GpuBoard b = TopologyAnnotation.parse(topo, nodeName);
+                GpuBoard b = TopologyParser.parse(topo, nodeName);
                 return new Resolved(b, "annotation", labels.get(BoardCatalog.PRODUCT_LABEL), null);
-            } catch (IllegalArgumentException e) {
+            } catch (TopologyParseException e) {
                 problem = "bad " + dev.ace.binpacker.workload.AceKeys.TOPOLOGY + " annotation: " + e.getMessage();
             }
         }

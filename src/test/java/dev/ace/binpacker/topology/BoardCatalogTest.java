@@ -187,4 +187,26 @@ class BoardCatalogTest {
         assertTrue(inf.reason().contains("9277d399-0674-44a9-b64e-d85bb19ce2b0.32766"), inf.reason());
         assertTrue(inf.reason().contains(BoardCatalog.PRODUCT_LABEL), inf.reason());
     }
+
+    @Test
+    void migSingleStrategyOnAnHgxNodeCountsFiftySixSlicesAsEightGpus() {
+        BoardInference inf = BoardCatalog.infer(Map.of(BoardCatalog.PRODUCT_LABEL, "NVIDIA-H100-80GB-HBM3-MIG-1g.10gb",
+                BoardCatalog.COUNT_LABEL, "56", BoardCatalog.MIG_STRATEGY_LABEL, "single"));
+        assertEquals(8, inf.gpuCount());
+        assertSame(board("NVIDIA-H100-80GB-HBM3", 8), inf.board().orElseThrow());
+        assertTrue(inf.reason().contains("56 x 1g.10gb = 8 GPU(s)"), inf.reason());
+    }
+
+    @Test
+    void migSingleSliceCountThatIsNotWholeGpusGivesNoBoard() {
+        BoardInference inf = BoardCatalog.infer(labels("NVIDIA-A100-SXM4-40GB-MIG-3g.20gb", 3));
+        assertTrue(inf.board().isEmpty());
+        assertEquals(0, inf.gpuCount());
+        assertTrue(inf.reason().contains("3 MIG devices of 3g.20gb"), inf.reason());
+    }
+
+    @Test
+    void productSpellingFromNvidiaSmiWithSpacesMatchesTheSameFamily() {
+        assertSame(board("NVIDIA-H100-80GB-HBM3", 8), board("NVIDIA H100 80GB HBM3", 8));
+    }
 }
