@@ -33,8 +33,18 @@ public final class PodPolicy {
     private final PendingDemand pending;
     private final ObjectMapper mapper;
     private final BackgroundPolicy background;
+    private final boolean trackGated;
 
     public PodPolicy(Supplier<Allocator> allocator, PolicyConfig config, PendingDemand pending, ObjectMapper mapper) {
+        this(allocator, config, pending, mapper, true);
+    }
+
+    /**
+     * @param trackGated queue gated pods at admission (standalone); in-cluster the Pod informer queues them
+     *                   by name instead, since a CREATE may not have a name yet ({@code generateName})
+     */
+    public PodPolicy(Supplier<Allocator> allocator, PolicyConfig config, PendingDemand pending, ObjectMapper mapper, boolean trackGated) {
+        this.trackGated = trackGated;
         this.allocator = allocator;
         this.config = config;
         this.pending = pending;
@@ -135,7 +145,7 @@ public final class PodPolicy {
                 + " on pool " + pools.get(0).label() + " for " + what + "; " + u.message();
         PodEdits.annotate(m, AceKeys.DECISION, text);
         warnings.add("no free NVLink clique of " + c.gpus() + " GPUs now; pod is gated until one frees up");
-        if (commit) {
+        if (commit && trackGated) {
             Integer prio = req.pod().getSpec().getPriority();
             String key = req.namespace() + "/" + (req.name().isEmpty() ? "" : req.name());
             pending.add(new PendingDemand.Waiting(req.uid(), key, pr, prio == null ? 0 : prio, now));

@@ -59,6 +59,14 @@ public interface AceConfig {
     }
 
     interface Reservations {
+        /** Namespace of the per-node ledger ConfigMaps shared by the replicas (set from the pod's namespace in deploy/). */
+        @WithDefault("ace-system")
+        String ledgerNamespace();
+
+        /** How often pending reservations are checked for expiry. */
+        @WithDefault("30s")
+        Duration expiryInterval();
+
         /** A reservation whose pod has not appeared after this long is released (the pod was denied elsewhere). */
         @WithDefault("5m")
         Duration pendingTtl();

@@ -55,11 +55,11 @@ public class ClusterBeans {
 
     @Produces
     @Singleton
-    PodPolicy policy(Fleet fleet, AceConfig config, PendingDemand pending, ReviewCodec codec) {
+    PodPolicy policy(Fleet fleet, AceConfig config, PendingDemand pending, ReviewCodec codec, ClusterMode mode) {
         AceConfig.Policy p = config.policy();
         PolicyConfig pc = new PolicyConfig(p.slicingTaintKey(), mebibytes(p.embeddingMemory()), mebibytes(p.interactiveMemory()),
                 p.batchWholeGpu(), p.reserveFree8Cliques());
-        return new PodPolicy(fleet::allocator, pc, pending, codec.mapper());
+        return new PodPolicy(fleet::allocator, pc, pending, codec.mapper(), mode == ClusterMode.STANDALONE);
     }
 
     @Produces

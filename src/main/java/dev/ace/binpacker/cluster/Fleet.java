@@ -5,6 +5,7 @@ import dev.ace.binpacker.placement.Allocator;
 import dev.ace.binpacker.placement.ClusterState;
 import dev.ace.binpacker.placement.NodeInfo;
 import dev.ace.binpacker.placement.PackerConfig;
+import dev.ace.binpacker.placement.ReservationStore;
 import java.util.List;
 
 /**
@@ -16,6 +17,7 @@ public final class Fleet {
 
     private final Readiness readiness;
     private volatile Allocator allocator;
+    private volatile ReservationStore store = ReservationStore.IN_MEMORY;
 
     public Fleet(Readiness readiness) {
         this.readiness = readiness;
@@ -25,11 +27,14 @@ public final class Fleet {
 
     public Allocator allocator() { return allocator; }
 
+    /** Where reservations are shared between replicas from the next {@link #load} on (in-cluster: ledger ConfigMaps). */
+    public void useStore(ReservationStore store) { this.store = store; }
+
     /** A fresh allocator over these nodes, everything free; ready from now on. */
     public synchronized Allocator load(List<NodeInfo> nodes) {
         ClusterState state = new ClusterState();
         for (NodeInfo n : nodes) state.upsert(n);
-        Allocator a = new Allocator(state, PackerConfig.defaults());
+        Allocator a = new Allocator(state, PackerConfig.defaults(), store);
         this.allocator = a;
         readiness.ready(INVENTORY, true);
         return a;
