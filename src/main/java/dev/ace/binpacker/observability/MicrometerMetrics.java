@@ -42,7 +42,8 @@ public final class MicrometerMetrics implements Metrics {
     }
 
     private void gauge(String name, Supplier<Map<Pool, PoolStats>> stats, java.util.function.ToDoubleFunction<Map<Pool, PoolStats>> f, String... tags) {
-        Gauge.builder(name, stats, s -> f.applyAsDouble(s.get())).tags(tags).register(registry);
+        // Strong reference: Micrometer holds gauge objects weakly, and nothing else holds this supplier.
+        Gauge.builder(name, stats, s -> f.applyAsDouble(s.get())).tags(tags).strongReference(true).register(registry);
     }
 
     @Override
