@@ -56,6 +56,9 @@ class AdmissionGoldenTest {
         assertEquals("AdmissionReview", response.path("kind").asText());
         GoldenFiles.assertGolden(Https.ADMISSION.resolve("responses/" + name + ".json"), Https.readable(response));
         JsonNode r = response.path("response");
+        JsonNode validated = Https.postReview("/validate", review).path("response");
+        assertEquals(r.path("allowed").asBoolean(), validated.path("allowed").asBoolean(), "validate agrees with mutate: " + validated);
+        assertTrue(validated.path("patch").isMissingNode(), "a validating webhook never patches");
         Pod pod = r.path("patch").isTextual() ? Https.patchedPod(review, response) : null;
         check(name, review, r, pod);
     }

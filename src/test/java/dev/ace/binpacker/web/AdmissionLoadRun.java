@@ -39,6 +39,8 @@ class AdmissionLoadRun {
     AdmissionEngine engine;
     @Inject
     ReviewCodec codec;
+    @Inject
+    io.micrometer.core.instrument.MeterRegistry registry;
 
     private static final String[] MIX = {"tp2", "tp4", "tp8", "inference-1gpu", "embedding", "eval-job-1gpu", "notebook", "tp2", "tp4", "no-gpus"};
 
@@ -55,7 +57,12 @@ class AdmissionLoadRun {
         warmUp(templates);
         System.out.printf("%nLOAD RUN  rate=%d/s  requests=%d per mode  cores=%d%n", rate, n, Runtime.getRuntime().availableProcessors());
         report("in-process handler", inProcess(templates, n, rate));
+        io.micrometer.core.instrument.Timer timer = registry.find("ace_admission_duration").tag("webhook", "mutate").timer();
+        var before = timer == null ? null : timer.takeSnapshot();
         report("HTTPS round trip  ", overHttps(templates, n, rate));
+        timer = registry.find("ace_admission_duration").tag("webhook", "mutate").timer();
+        if (timer != null) serverSide(before, timer.takeSnapshot());
+        System.out.printf("load average after the run: %.2f%n", java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
     }
 
     private void warmUp(List<JsonNode> templates) throws Exception {
@@ -118,6 +125,22 @@ class AdmissionLoadRun {
         }
         CompletableFuture.allOf(all).get(120, TimeUnit.SECONDS);
         return lat;
+    }
+
+    /** The engine's own time per request during the HTTPS phase, from the ace_admission_duration_seconds histogram buckets. */
+    private static void serverSide(io.micrometer.core.instrument.distribution.HistogramSnapshot before,
+                                   io.micrometer.core.instrument.distribution.HistogramSnapshot after) {
+        var b = after.histogramCounts();
+        double total = after.count() - (before == null ? 0 : before.count());
+        double p50 = Double.NaN;
+        double p99 = Double.NaN;
+        for (int i = 0; i < b.length; i++) {
+            double prior = before == null ? 0 : before.histogramCounts()[i].count();
+            double c = b[i].count() - prior;
+            if (Double.isNaN(p50) && c >= total * 0.5) p50 = b[i].bucket(java.util.concurrent.TimeUnit.MILLISECONDS);
+            if (Double.isNaN(p99) && c >= total * 0.99) p99 = b[i].bucket(java.util.concurrent.TimeUnit.MILLISECONDS);
+        }
+        System.out.printf("server-side handler (histogram bucket upper bounds)  p50<=%.3f ms  p99<=%.3f ms  over %.0f requests%n", p50, p99, total);
     }
 
     private static void report(String what, long[] lat) {
