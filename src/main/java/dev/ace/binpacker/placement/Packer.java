@@ -62,15 +62,7 @@ public final class Packer {
      * board: otherwise (it selects PCIe-only nodes) it gets the best-connected set, as DESIGN says.
      */
     private boolean anyAllowedBoardHasClique(PlacementRequest r) {
-        return index.anyBoardWithClique(r, () -> {
-            for (int i = 0; i < state.capacity(); i++) {
-                NodeInfo n = state.node(i);
-                if (n != null && staticallyAllowed(n, r) && n.board() != null && n.board().largestClique() >= r.gpus()) {
-                    return true;
-                }
-            }
-            return false;
-        });
+        return index.anyBoardWithClique(r);
     }
 
     static boolean staticallyAllowed(NodeInfo n, PlacementRequest r) {
