@@ -17,6 +17,7 @@ public final class Main {
 
     static {
         COMMANDS.put("topology", TopologyCommand::new);
+        COMMANDS.put("simulate", SimulateCommand::new);
     }
 
     private Main() {}
