@@ -1,5 +1,9 @@
 package dev.ace.binpacker.cli;
 
+import dev.ace.binpacker.sim.FleetPod;
+import dev.ace.binpacker.sim.FleetReport;
+import dev.ace.binpacker.sim.FleetResult;
+import dev.ace.binpacker.sim.FleetTrace;
 import dev.ace.binpacker.sim.JsonReport;
 import dev.ace.binpacker.sim.OpenbBoards;
 import dev.ace.binpacker.sim.OpenbLoader;
@@ -31,6 +35,10 @@ public final class SimulateCommand implements Command {
         boolean json = false;
         Path report = null;
         Path data = Path.of("tests/traces");
+        Path generate = null;
+        String mix = null;
+        int fleetPods = 3000;
+        double rate = 70;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--trace" -> trace = args[++i];
@@ -40,6 +48,11 @@ public final class SimulateCommand implements Command {
                 case "--json" -> json = true;
                 case "--report" -> report = Path.of(args[++i]);
                 case "--data" -> data = Path.of(args[++i]);
+                case "--generate-fleet" -> generate = Path.of(args[++i]);
+                case "--seed" -> seeds = seeds(args[++i]);
+                case "--mix" -> mix = args[++i];
+                case "--pods" -> fleetPods = Integer.parseInt(args[++i]);
+                case "--rate" -> rate = Double.parseDouble(args[++i]);
                 default -> {
                     err.println("unknown option " + args[i]);
                     usage(err);
@@ -47,9 +60,35 @@ public final class SimulateCommand implements Command {
                 }
             }
         }
+        var fleetMix = mix == null ? FleetTrace.DEFAULT_MIX : FleetTrace.mix(mix);
+        if (generate != null) {
+            FleetTrace.write(generate, FleetTrace.generate(seeds.get(0), fleetPods, rate, fleetMix));
+            err.println("wrote " + generate);
+            return 0;
+        }
         if (trace == null) {
             usage(err);
             return 2;
+        }
+        if (trace.equals("fleet") || trace.startsWith("fleet:")) {
+            List<List<FleetPod>> traces = new ArrayList<>();
+            if (trace.equals("fleet")) {
+                for (long s : seeds) traces.add(FleetTrace.generate(s, fleetPods, rate, fleetMix));
+            } else {
+                traces.add(FleetTrace.read(Path.of(trace.substring(6))));
+                seeds = List.of(seeds.get(0));
+            }
+            List<String> names = new ArrayList<>();
+            for (String p : policies.split(",")) names.add(p.trim());
+            List<FleetResult> rs = FleetReport.run(names, traces, seeds, err);
+            String doc = FleetReport.json(trace, seeds, rs);
+            if (json) out.print(doc);
+            else FleetReport.table(out, trace, rs);
+            if (report != null) {
+                Files.createDirectories(report);
+                Files.writeString(report.resolve("fleet.json"), doc);
+            }
+            return 0;
         }
         Path podFile = trace.startsWith("openb-") ? data.resolve("openb/openb_pod_list_" + trace.substring(6) + ".csv") : Path.of(trace);
         Path nodeFile = data.resolve("openb/openb_node_list_gpu_node.csv");
@@ -115,5 +154,7 @@ public final class SimulateCommand implements Command {
     private static void usage(PrintStream err) {
         err.println("usage: simulate --trace openb-<variant>|POD_LIST.csv [--policies " + String.join(",", Policy.NAMES) + "]");
         err.println("                [--seeds 42-51] [--arrival 130] [--json] [--report DIR] [--data tests/traces]");
+        err.println("       simulate --trace fleet [--seeds 1-3] [--pods 3000] [--rate 70] [--mix share=25,single=30,tp2=17,tp4=17,tp8=7,batch=4]");
+        err.println("       simulate --trace fleet:FILE.csv ...   |   simulate --generate-fleet FILE.csv --seed N [--pods] [--rate] [--mix]");
     }
 }

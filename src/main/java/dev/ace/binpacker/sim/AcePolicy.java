@@ -39,14 +39,27 @@ final class AcePolicy implements Policy {
 
     @Override
     public boolean place(SimPod pod, String id) {
+        return place(pod, id, 1, List.of(Pool.GENERAL));
+    }
+
+    @Override
+    public boolean place(SimPod pod, String id, int tp, List<Pool> pools) {
         if (pod.cpuOnly()) return placeCpuOnly(pod, id);
-        PlacementRequest r = new PlacementRequest(id, WorkloadClass.UNKNOWN, pod.numGpu(), pod.milli(), 1,
-                List.of(Pool.GENERAL), constraints(pod.spec()), pod.cpuMilli(), null);
+        PlacementRequest r = new PlacementRequest(id, WorkloadClass.UNKNOWN, pod.numGpu(), pod.milli(), tp,
+                pools, constraints(pod.spec()), pod.cpuMilli(), null);
         Allocator.Outcome o = allocator.place(r, false, 0);
         if (!o.placed()) return false;
         c.memUsed()[c.state().indexOf(o.reservation().node())] += pod.memMib();
         return true;
     }
+
+    dev.ace.binpacker.placement.ClusterState state() { return c.state(); }
+
+    @Override
+    public void release(String id) { allocator.release(id); }
+
+    @Override
+    public java.util.Optional<Reservation> reservation(String id) { return allocator.reservation(id); }
 
     private NodeConstraints constraints(String spec) {
         if (spec.isEmpty()) return NodeConstraints.NONE;

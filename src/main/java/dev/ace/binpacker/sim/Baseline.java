@@ -53,6 +53,7 @@ abstract class Baseline implements Policy {
         Ledger.Outcome o = c.ledger().reserve(r);
         if (o != Ledger.Outcome.RESERVED) throw new IllegalStateException(getClass().getSimpleName() + " chose a taken set: " + o);
         c.memUsed()[node] += pod.memMib();
+        memOf.put(id, pod.memMib());
         placed(node, pod);
         return true;
     }
@@ -72,6 +73,24 @@ abstract class Baseline implements Policy {
         long balanced = (long) ((1 - Math.abs(cpu - mem)) * 100);
         return least + balanced;
     }
+
+    @Override
+    public void release(String id) {
+        c.ledger().release(id).ifPresent(r -> {
+            int i = state.indexOf(r.node());
+            c.memUsed()[i] -= memOf.getOrDefault(id, 0L);
+            memOf.remove(id);
+            released(i, r);
+        });
+    }
+
+    private final java.util.Map<String, Long> memOf = new java.util.HashMap<>();
+
+    @Override
+    public java.util.Optional<Reservation> reservation(String id) { return c.ledger().get(id); }
+
+    /** Hook told of a departure. */
+    void released(int node, Reservation r) {}
 
     /** Hook for policies that remember what went where. */
     void placed(int node, SimPod pod) {}

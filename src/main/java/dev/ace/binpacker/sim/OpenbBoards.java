@@ -41,6 +41,8 @@ public final class OpenbBoards {
 
     /** What the docs say about a model's board, for the report. */
     public static String assumption(String model, int gpus) {
+        if (model.startsWith("HGX")) return "NVSwitch, all-to-all NVLink";
+        if (model.endsWith("-bridged")) return "NVLink-bridged pairs";
         if (isV100(model) && gpus == 8) return "DGX-1 hybrid cube-mesh (NVLink)";
         if (isV100(model) && gpus == 4) return "NVLink quad, all-to-all";
         return "PCIe only";
@@ -49,9 +51,29 @@ public final class OpenbBoards {
     private static boolean isV100(String model) { return model.startsWith("V100"); }
 
     private static GpuBoard build(String model, int gpus) {
+        if (model.startsWith("HGX")) return nvswitch(model, gpus);
+        if (model.endsWith("-bridged")) return bridgedPairs(model, gpus);
         if (isV100(model) && gpus == 8) return dgx1(model);
         if (isV100(model) && gpus == 4) return quad(model);
         return pcie(model, gpus);
+    }
+
+    /** Protocol B's inference nodes: every GPU pair NVLinked through NVSwitch (HGX H100/H200, NV18). */
+    static GpuBoard nvswitch(String model, int gpus) {
+        Link[][] l = new Link[gpus][gpus];
+        for (int i = 0; i < gpus; i++) for (int j = 0; j < gpus; j++) l[i][j] = i == j ? Link.SELF : Link.nvlink(18);
+        return new GpuBoard(model + " " + gpus + "-GPU NVSwitch", l, null, null);
+    }
+
+    /** Protocol B's bridged nodes (A100 PCIe / H100 NVL): NVLink bridges join GPUs 0-1, 2-3, ...; the rest is PCIe. */
+    static GpuBoard bridgedPairs(String model, int gpus) {
+        Link[][] l = new Link[gpus][gpus];
+        for (int i = 0; i < gpus; i++) {
+            for (int j = 0; j < gpus; j++) {
+                l[i][j] = i == j ? Link.SELF : i / 2 == j / 2 ? Link.nvlink(12) : Link.of(i / 4 == j / 4 ? LinkKind.NODE : LinkKind.SYS);
+            }
+        }
+        return new GpuBoard(model + " " + gpus + "-GPU NVLink-bridged pairs", l, null, null);
     }
 
     static GpuBoard dgx1(String model) {

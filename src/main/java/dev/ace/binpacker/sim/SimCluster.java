@@ -44,13 +44,20 @@ public final class SimCluster {
             milli += 1000L * o.gpus();
             cpu += o.cpuMilli();
             mem += o.memMib();
-            infos[i] = new NodeInfo(o.name(), Pool.GENERAL, Map.of(MODEL_LABEL, o.model()), List.of(),
+            infos[i] = new NodeInfo(o.name(), poolOf(o.model()), Map.of(MODEL_LABEL, o.model()), List.of(),
                     boards.board(o.model(), o.gpus()), "openb:" + OpenbBoards.assumption(o.model(), o.gpus()),
                     o.model(), o.cpuMilli());
         }
         totalMilli = milli;
         totalCpu = cpu;
         totalMem = mem;
+    }
+
+    /** openb nodes are all GENERAL; protocol B names its pools by model: HGX boards are the inference pool, L4 the slicing pool. */
+    static Pool poolOf(String model) {
+        if (model.startsWith("HGX")) return Pool.INFERENCE;
+        if (model.startsWith("L4")) return Pool.SLICING;
+        return Pool.GENERAL;
     }
 
     /** A new state with every node free; node index i is {@code nodes().get(i)}. */
