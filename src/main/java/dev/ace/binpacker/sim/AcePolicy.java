@@ -21,21 +21,27 @@ import java.util.function.Supplier;
  * node-affinity term on the model label.
  *
  * <p>CPU-only pods are outside the engine's contract (a placement needs a GPU); they go to the
- * feasible node whose GPUs are fullest, so they do not eat CPU next to free GPUs, and are recorded
- * through the allocator's ledger like any reservation.
+ * feasible node where the engine's {@link dev.ace.binpacker.placement.FragmentationScorer} says
+ * their CPU fragments the least, then whose GPUs are fullest, so they do not eat CPU next to free
+ * GPUs; they are recorded through the allocator's ledger like any reservation.
  */
 final class AcePolicy implements Policy {
     private final SimContext c;
     private final Allocator allocator;
+    private final PackerConfig config;
     private final Map<String, NodeConstraints> bySpec = new HashMap<>();
 
     AcePolicy(SimContext c, Supplier<PackerConfig> config) {
         this.c = c;
-        this.allocator = new Allocator(c.state(), config.get());
+        this.config = config.get();
+        this.allocator = new Allocator(c.state(), this.config);
     }
 
-    /** The engine's configuration for a trace replay. */
-    static PackerConfig openbConfig() { return PackerConfig.defaults(); }
+    /** The engine's configuration for a trace replay: defaults plus learned fragmentation scoring. */
+    static PackerConfig openbConfig() { return PackerConfig.defaults().withFragmentation(); }
+
+    /** The engine as the webhook runs it (no fragmentation scoring), for before/after comparisons. */
+    static PackerConfig baseConfig() { return PackerConfig.defaults(); }
 
     @Override
     public boolean place(SimPod pod, String id) {
@@ -72,11 +78,16 @@ final class AcePolicy implements Policy {
         var s = c.state();
         int best = -1;
         long bestFree = Long.MAX_VALUE;
+        double bestDelta = Double.MAX_VALUE;
+        var frag = config.fragmentation();
         for (int i = 0; i < c.cluster().size(); i++) {
             if (s.cpuFree(i) < pod.cpuMilli()) continue;
+            double delta = frag == null ? 0 : frag.delta(s, i, 0, 0, pod.cpuMilli());
             long free = 0;
             for (int g = 0; g < c.cluster().gpus(i); g++) free += s.milliFree(i, g);
-            if (free < bestFree) { bestFree = free; best = i; }
+            if (delta < bestDelta - 1e-9 || (Math.abs(delta - bestDelta) <= 1e-9 && free < bestFree)) {
+                bestDelta = delta; bestFree = free; best = i;
+            }
         }
         if (best < 0) return false;
         var o = allocator.adopt(new Reservation(id, s.node(best).name(), 0, 1000, pod.cpuMilli(), 1, null, 0, false));

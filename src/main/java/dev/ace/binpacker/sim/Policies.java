@@ -19,6 +19,7 @@ public final class Policies {
             case "device-plugin" -> new K8sPolicy(c, K8sPolicy.Mode.DEVICE_PLUGIN);
             case "hived" -> new HivedPolicy(c);
             case "ace" -> new AcePolicy(c, AcePolicy::openbConfig);
+            case "ace-base" -> new AcePolicy(c, AcePolicy::baseConfig);
             default -> throw new IllegalArgumentException("unknown policy '" + name + "'; known: " + String.join(", ", Policy.NAMES));
         };
     }
