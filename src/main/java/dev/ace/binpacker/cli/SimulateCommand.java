@@ -7,6 +7,7 @@ import dev.ace.binpacker.sim.FleetTrace;
 import dev.ace.binpacker.sim.JsonReport;
 import dev.ace.binpacker.sim.OpenbBoards;
 import dev.ace.binpacker.sim.OpenbLoader;
+import dev.ace.binpacker.sim.OptimalStudy;
 import dev.ace.binpacker.sim.Policy;
 import dev.ace.binpacker.sim.PolicySummary;
 import dev.ace.binpacker.sim.ProtocolA;
@@ -38,7 +39,9 @@ public final class SimulateCommand implements Command {
         Path generate = null;
         String mix = null;
         int fleetPods = 3000;
-        double rate = 70;
+        double rate = 50;
+        int optimalNodes = 0;
+        double timeLimit = 60;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--trace" -> trace = args[++i];
@@ -53,6 +56,8 @@ public final class SimulateCommand implements Command {
                 case "--mix" -> mix = args[++i];
                 case "--pods" -> fleetPods = Integer.parseInt(args[++i]);
                 case "--rate" -> rate = Double.parseDouble(args[++i]);
+                case "--optimal" -> optimalNodes = Integer.parseInt(args[++i]);
+                case "--time-limit" -> timeLimit = Double.parseDouble(args[++i]);
                 default -> {
                     err.println("unknown option " + args[i]);
                     usage(err);
@@ -95,6 +100,12 @@ public final class SimulateCommand implements Command {
         if (!Files.exists(podFile)) throw new IllegalArgumentException("no pod list " + podFile);
         SimCluster cluster = new SimCluster(OpenbLoader.nodes(nodeFile), new OpenbBoards());
         List<SimPod> pods = OpenbLoader.pods(podFile, cluster.modelIndex());
+        if (optimalNodes > 0) {
+            List<String> names = new ArrayList<>();
+            for (String p : policies.split(",")) names.add(p.trim());
+            OptimalStudy.run(OpenbLoader.nodes(nodeFile), pods, optimalNodes, seeds, names, timeLimit, out, err);
+            return 0;
+        }
         ProtocolA a = new ProtocolA(cluster, pods);
         List<PolicySummary> results = new ArrayList<>();
         long start = System.nanoTime();
@@ -154,7 +165,8 @@ public final class SimulateCommand implements Command {
     private static void usage(PrintStream err) {
         err.println("usage: simulate --trace openb-<variant>|POD_LIST.csv [--policies " + String.join(",", Policy.NAMES) + "]");
         err.println("                [--seeds 42-51] [--arrival 130] [--json] [--report DIR] [--data tests/traces]");
-        err.println("       simulate --trace fleet [--seeds 1-3] [--pods 3000] [--rate 70] [--mix share=25,single=30,tp2=17,tp4=17,tp8=7,batch=4]");
+        err.println("       simulate --trace fleet [--seeds 1-3] [--pods 3000] [--rate 50] [--mix share=25,single=30,tp2=17,tp4=17,tp8=7,batch=4]");
+        err.println("       simulate --trace openb-default --optimal 24 --policies ace,fgd,best-fit [--seeds 42-44] [--time-limit 60]");
         err.println("       simulate --trace fleet:FILE.csv ...   |   simulate --generate-fleet FILE.csv --seed N [--pods] [--rate] [--mix]");
     }
 }

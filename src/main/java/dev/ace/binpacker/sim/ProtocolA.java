@@ -23,6 +23,10 @@ public final class ProtocolA {
 
     public TargetWorkload target() { return target; }
 
+    public SimCluster cluster() { return cluster; }
+
+    public List<SimPod> trace() { return trace; }
+
     public RunResult run(String policy, long seed, double arrivalPercent) {
         List<SimPod> pods = Arrivals.sequence(trace, seed, arrivalPercent / 100.0, cluster.totalMilli());
         SimContext ctx = SimContext.fresh(cluster, target, seed * 7919L + policy.hashCode());
@@ -57,6 +61,6 @@ public final class ProtocolA {
                 frag[b] = frag[b - 1];
             }
         }
-        return new RunResult(policy, seed, alloc, frag, nanos, placed, failed);
+        return new RunResult(policy, seed, alloc, frag, nanos, placed, failed, allocated);
     }
 }
