@@ -59,8 +59,6 @@ final class AcePolicy implements Policy {
         return true;
     }
 
-    dev.ace.binpacker.placement.ClusterState state() { return c.state(); }
-
     @Override
     public void release(String id) { allocator.release(id); }
 

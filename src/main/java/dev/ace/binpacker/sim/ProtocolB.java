@@ -3,7 +3,6 @@ package dev.ace.binpacker.sim;
 import dev.ace.binpacker.placement.ClusterState;
 import dev.ace.binpacker.placement.NodeInfo;
 import dev.ace.binpacker.placement.Pool;
-import dev.ace.binpacker.placement.Reservation;
 import dev.ace.binpacker.topology.GpuBoard;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -56,7 +55,7 @@ public final class ProtocolB {
                     it.remove();
                     departures.add(new Departure(pod.arrival() + w.duration(), w.id()));
                     tpPlaced++;
-                    if (fullBandwidth(p, w.id())) tpFull++;
+                    if (fullBandwidth(ctx.state(), p, w.id())) tpFull++;
                 }
             }
             if (decisions == nanos.length) nanos = java.util.Arrays.copyOf(nanos, nanos.length * 2);
@@ -68,7 +67,7 @@ public final class ProtocolB {
                 departures.add(new Departure(pod.arrival() + pod.duration(), pod.id()));
                 if (pod.isTp()) {
                     tpPlaced++;
-                    if (fullBandwidth(p, pod.id())) tpFull++;
+                    if (fullBandwidth(ctx.state(), p, pod.id())) tpFull++;
                 } else if (onInference(ctx.state(), p, pod.id())) {
                     smallOnInference++;
                 }
@@ -96,17 +95,8 @@ public final class ProtocolB {
         return pod.kind().equals("batch") ? BATCH_POOLS : SMALL_POOLS;
     }
 
-    private static boolean fullBandwidth(Policy p, String id) {
-        return p.reservation(id).map(r -> clique(r, p)).orElse(false);
-    }
-
-    private static boolean clique(Reservation r, Policy p) {
-        return boardOf(p, r) != null && boardOf(p, r).isClique(r.gpuMask());
-    }
-
-    private static GpuBoard boardOf(Policy p, Reservation r) {
-        return p instanceof Baseline b ? b.state.node(b.state.indexOf(r.node())).board()
-                : ((AcePolicy) p).state().node(((AcePolicy) p).state().indexOf(r.node())).board();
+    private static boolean fullBandwidth(ClusterState s, Policy p, String id) {
+        return p.reservation(id).map(r -> s.node(s.indexOf(r.node())).board().isClique(r.gpuMask())).orElse(false);
     }
 
     private static boolean onInference(ClusterState s, Policy p, String id) {
