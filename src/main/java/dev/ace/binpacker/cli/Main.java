@@ -19,6 +19,7 @@ public final class Main {
         COMMANDS.put("topology", TopologyCommand::new);
         COMMANDS.put("agent", AgentCommand::new);
         COMMANDS.put("explain", ExplainCommand::new);
+        COMMANDS.put("simulate", SimulateCommand::new);
     }
 
     private Main() {}

@@ -7,7 +7,6 @@ import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
 /**
@@ -107,16 +106,17 @@ final class NodeIndex implements ClusterState.Listener {
         return g;
     }
 
-    boolean anyBoardWithClique(PlacementRequest r, BooleanSupplier slow) {
-        if (!r.constraints().isEmpty()) return slow.getAsBoolean();
-        boolean needSlow = false;
+    /** True if some node the request may use has an NVLink clique of its size on its board (free or not). */
+    boolean anyBoardWithClique(PlacementRequest r) {
+        boolean unconstrained = r.constraints().isEmpty() && r.gpuModel() == null;
         for (Group g : groups) {
-            if (g.members > 0 && r.pools().contains(g.pool) && g.scorer.board().largestClique() >= r.gpus()) {
-                if (!g.tainted) return true;
-                needSlow = true;
+            if (g.members == 0 || !r.pools().contains(g.pool) || g.scorer.board().largestClique() < r.gpus()) continue;
+            if (unconstrained && !g.tainted) return true;
+            for (int slot = 0; slot < g.slots; slot++) {
+                if (firstAllowed(g.nodes[slot], r, false) >= 0) return true;
             }
         }
-        return needSlow && slow.getAsBoolean();
+        return false;
     }
 
     PlacementResult.Placed best(PlacementRequest r, boolean clique, PackerConfig config, double[] scratch) {

@@ -39,6 +39,7 @@ public final class Packer {
     /** Tells the demand mix what was asked for, so the score follows the real workload. */
     public void observe(PlacementRequest r) {
         if (!r.isShare()) config.mix().observe(r.gpus());
+        if (config.fragmentation() != null) config.fragmentation().observe(r);
     }
 
     /** Demand-weighted TP capacity still free on a node (for metrics and explanations). */
@@ -62,19 +63,14 @@ public final class Packer {
      * board: otherwise (it selects PCIe-only nodes) it gets the best-connected set, as DESIGN says.
      */
     private boolean anyAllowedBoardHasClique(PlacementRequest r) {
-        return index.anyBoardWithClique(r, () -> {
-            for (int i = 0; i < state.capacity(); i++) {
-                NodeInfo n = state.node(i);
-                if (n != null && staticallyAllowed(n, r) && n.board() != null && n.board().largestClique() >= r.gpus()) {
-                    return true;
-                }
-            }
-            return false;
-        });
+        return index.anyBoardWithClique(r);
     }
 
     static boolean staticallyAllowed(NodeInfo n, PlacementRequest r) {
-        if (!r.pools().contains(n.pool())) return false;
+        return r.pools().contains(n.pool()) && staticallyAllowedIgnoringPool(n, r);
+    }
+
+    static boolean staticallyAllowedIgnoringPool(NodeInfo n, PlacementRequest r) {
         if (!r.constraints().selects(n.labels())) return false;
         if (!n.taints().isEmpty() && !r.constraints().toleratesAll(n.taints())) return false;
         return r.gpuModel() == null || r.gpuModel().equals(n.gpuModel());
@@ -98,7 +94,13 @@ public final class Packer {
             long set;
             double damage;
             int left;
-            if (r.isShare()) {
+            FragmentationScorer frag = config.fragmentation();
+            if (r.isShare() && frag != null) {
+                set = fragmentationShareGpu(i, n, r, s, free, frag);
+                if (set == 0) continue;
+                damage = scratch[0];
+                left = state.milliFree(i, Long.numberOfTrailingZeros(set)) - r.milliPerGpu();
+            } else if (r.isShare()) {
                 int g = bestShareGpu(i, n, r.milliPerGpu());
                 if (g < 0) continue;
                 set = 1L << g;
@@ -109,6 +111,7 @@ public final class Packer {
                 set = s.best(free, r.gpus(), clique, mix, scratch);
                 if (set == 0) continue;
                 damage = scratch[0];
+                if (frag != null) damage = damage * 1000 + frag.delta(state, i, set, 1000, r.cpuMilli());
                 left = Long.bitCount(free) - r.gpus();
             }
             if (rank < bestRank || (rank == bestRank && (damage < bestDamage - 1e-9
@@ -117,6 +120,28 @@ public final class Packer {
             }
         }
         return bestNode < 0 ? null : placed(bestNode, bestSet, bestDamage);
+    }
+
+    /**
+     * With fragmentation scoring: every GPU that fits is a candidate; damage = TP capacity lost
+     * (in milli-GPU) + fragmentation added. Left in {@code scratch[0]}; 0 when none fits.
+     */
+    private long fragmentationShareGpu(int i, NodeInfo n, PlacementRequest r, BoardScorer s, long free, FragmentationScorer frag) {
+        long best = 0;
+        double bestDamage = Double.MAX_VALUE;
+        for (int g = 0; g < n.gpuCount(); g++) {
+            int f = state.milliFree(i, g);
+            if (f < r.milliPerGpu()) continue;
+            long bit = 1L << g;
+            double tp = (free & bit) != 0 ? s.value(free, config.mix()) - s.value(free & ~bit, config.mix()) : 0;
+            double d = tp * 1000 + frag.delta(state, i, bit, r.milliPerGpu(), r.cpuMilli());
+            if (d < bestDamage - 1e-9 || (Math.abs(d - bestDamage) <= 1e-9 && f < state.milliFree(i, Long.numberOfTrailingZeros(best)))) {
+                best = bit;
+                bestDamage = d;
+            }
+        }
+        scratch[0] = bestDamage;
+        return best;
     }
 
     /** Best fit among GPUs already shared, else a whole free GPU chosen by damage. */

@@ -50,4 +50,19 @@ class PackerScaleTest {
         assertEquals(0, p.freeGpus());
         assertEquals(2000, p.fullDomains());
     }
+
+    @Test
+    @DisplayName("A 16-GPU NVSwitch board (DGX-2) takes TP=8 as an aligned half and TP=16 whole")
+    void sixteenGpuBoard() {
+        ClusterState s = new ClusterState();
+        s.upsert(Boards.node("dgx2-0", Pool.INFERENCE, Boards.nvswitch(16, 6)));
+        s.upsert(Boards.node("dgx2-1", Pool.INFERENCE, Boards.nvswitch(16, 6)));
+        Allocator a = new Allocator(s, PackerConfig.defaults());
+        var first = (PlacementResult.Placed) a.place(PlacementRequest.whole("a", WorkloadClass.INFERENCE, 8, 8, INFERENCE, NodeConstraints.NONE), false, 0).result();
+        assertEquals(0xFFL, first.gpuMask());
+        var whole = (PlacementResult.Placed) a.place(PlacementRequest.whole("b", WorkloadClass.INFERENCE, 16, 16, INFERENCE, NodeConstraints.NONE), false, 0).result();
+        assertEquals("dgx2-1", whole.node());
+        var second = (PlacementResult.Placed) a.place(PlacementRequest.whole("c", WorkloadClass.INFERENCE, 8, 8, INFERENCE, NodeConstraints.NONE), false, 0).result();
+        assertEquals(0xFF00L, second.gpuMask());
+    }
 }

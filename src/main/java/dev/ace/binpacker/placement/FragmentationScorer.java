@@ -1,0 +1,126 @@
+package dev.ace.binpacker.placement;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Fragmentation in the sense of FGD (Weng et al., ATC'23), learned online: the packer tells it
+ * every request it sees; the most popular request shapes covering 95 % of them are the target
+ * workload. A node's fragmentation is the free milli-GPU the target cannot use there (all of it
+ * for a shape that may not use the node or does not fit its GPUs or CPU; otherwise the GPUs with
+ * less free than the shape's share). {@link #delta} is how much a choice adds: the packer adds it
+ * to the TP damage, so shares and CPU land where they waste the least for what usually comes next.
+ *
+ * <p>Not thread-safe: the packer runs under the {@link Allocator} lock.
+ */
+public final class FragmentationScorer {
+    private final double coverage;
+    private final boolean byGpu;
+
+    private record Shape(int gpus, int milli, long cpu, String model, NodeConstraints constraints) {}
+
+    private final Map<Shape, int[]> counts = new HashMap<>();
+    private int seen;
+    private long mass;
+    private int rebuildAt = 1;
+    private Shape[] shapes = new Shape[0];
+    private PlacementRequest[] probes = new PlacementRequest[0];
+    private double[] p = new double[0];
+    private byte[][] allowed = new byte[0][];  // [shape][node]: 0 unknown, 1 yes, 2 no
+    private int[] free = new int[64];
+
+    /** FGD's setting: shapes by pod count, 95 % coverage. */
+    public FragmentationScorer() { this(0.95, false); }
+
+    /**
+     * @param coverage share of the observed demand the target workload covers (0..1]
+     * @param byGpu    weigh shapes by the GPU milli they ask for instead of by pod count, so rare
+     *                 large requests (8 whole GPUs) stay in the target
+     */
+    public FragmentationScorer(double coverage, boolean byGpu) {
+        this.coverage = coverage;
+        this.byGpu = byGpu;
+    }
+
+    /** Counts a request's shape; the target is rebuilt as the count doubles, then every 1,024 requests. */
+    public void observe(PlacementRequest r) {
+        int w = byGpu ? r.gpus() * r.milliPerGpu() : 1;
+        counts.computeIfAbsent(new Shape(r.gpus(), r.milliPerGpu(), r.cpuMilli(), r.gpuModel(), r.constraints()), k -> new int[1])[0] += w;
+        mass += w;
+        if (++seen >= rebuildAt) {
+            rebuild();
+            rebuildAt = seen < 1024 ? seen * 2 : seen + 1024;
+        }
+    }
+
+    /** Shapes in the current target workload. */
+    public int targetSize() { return shapes.length; }
+
+    private void rebuild() {
+        List<Map.Entry<Shape, int[]>> sorted = new ArrayList<>(counts.entrySet());
+        sorted.sort((a, b) -> Integer.compare(b.getValue()[0], a.getValue()[0]));
+        double need = coverage * mass, cum = 0;
+        int k = 0;
+        while (cum < need && k < sorted.size()) cum += sorted.get(k++).getValue()[0];
+        shapes = new Shape[k];
+        probes = new PlacementRequest[k];
+        p = new double[k];
+        allowed = new byte[k][];
+        for (int i = 0; i < k; i++) {
+            Shape s = sorted.get(i).getKey();
+            shapes[i] = s;
+            probes[i] = new PlacementRequest("probe", WorkloadClass.UNKNOWN, s.gpus(), s.milli(), 1, null, s.constraints(), s.cpu(), s.model());
+            p[i] = sorted.get(i).getValue()[0] / cum;
+            allowed[i] = new byte[0];
+        }
+    }
+
+    /**
+     * Fragmentation added by taking {@code milli} on every GPU of {@code mask} and {@code cpu} on a
+     * node (negative when the choice uses up milli that was fragmented anyway).
+     */
+    public double delta(ClusterState state, int node, long mask, int milli, long cpu) {
+        if (shapes.length == 0) return 0;
+        NodeInfo n = state.node(node);
+        int g = n.gpuCount();
+        if (free.length < g) free = new int[g];
+        for (int i = 0; i < g; i++) free[i] = state.milliFree(node, i);
+        long cpuLeft = n.cpuMilli() > 0 ? state.cpuFree(node) : Long.MAX_VALUE;
+        double before = frag(state, node, n, g, cpuLeft);
+        for (long rest = mask; rest != 0; rest &= rest - 1) free[Long.numberOfTrailingZeros(rest)] -= milli;
+        return frag(state, node, n, g, cpuLeft - cpu) - before;
+    }
+
+    private double frag(ClusterState state, int node, NodeInfo n, int g, long cpuLeft) {
+        int total = 0;
+        for (int i = 0; i < g; i++) total += free[i];
+        if (total == 0) return 0;
+        double f = 0;
+        for (int s = 0; s < shapes.length; s++) {
+            Shape sh = shapes[s];
+            if (cpuLeft < sh.cpu() || !allowed(s, node, n)) {
+                f += p[s] * total;
+                continue;
+            }
+            int fit = 0, below = 0;
+            for (int i = 0; i < g; i++) {
+                if (free[i] >= sh.milli()) fit++;
+                else below += free[i];
+            }
+            f += p[s] * (fit >= sh.gpus() ? below : total);
+        }
+        return f;
+    }
+
+    private boolean allowed(int s, int node, NodeInfo n) {
+        byte[] a = allowed[s];
+        if (node >= a.length) {
+            a = java.util.Arrays.copyOf(a, Math.max(node + 1, a.length * 2));
+            allowed[s] = a;
+        }
+        if (a[node] == 0) a[node] = Packer.staticallyAllowedIgnoringPool(n, probes[s]) ? (byte) 1 : (byte) 2;
+        return a[node] == 1;
+    }
+}

@@ -1,0 +1,96 @@
+package dev.ace.binpacker.sim;
+
+import dev.ace.binpacker.placement.Allocator;
+import dev.ace.binpacker.placement.LabelRequirement;
+import dev.ace.binpacker.placement.NodeConstraints;
+import dev.ace.binpacker.placement.PackerConfig;
+import dev.ace.binpacker.placement.PlacementRequest;
+import dev.ace.binpacker.placement.Pool;
+import dev.ace.binpacker.placement.Reservation;
+import dev.ace.binpacker.placement.WorkloadClass;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/**
+ * ACE itself: the production {@link Allocator} (packer + ledger under one lock) on the run's
+ * cluster state. GPU pods become {@link PlacementRequest}s exactly as the webhook builds them
+ * (TP 1: the trace declares no tensor parallelism); the GPU model constraint becomes a required
+ * node-affinity term on the model label.
+ *
+ * <p>CPU-only pods are outside the engine's contract (a placement needs a GPU); they go to the
+ * feasible node where the engine's {@link dev.ace.binpacker.placement.FragmentationScorer} says
+ * their CPU fragments the least, then whose GPUs are fullest, so they do not eat CPU next to free
+ * GPUs; they are recorded through the allocator's ledger like any reservation.
+ */
+final class AcePolicy implements Policy {
+    private final SimContext c;
+    private final Allocator allocator;
+    private final PackerConfig config;
+    private final Map<String, NodeConstraints> bySpec = new HashMap<>();
+
+    AcePolicy(SimContext c, Supplier<PackerConfig> config) {
+        this.c = c;
+        this.config = config.get();
+        this.allocator = new Allocator(c.state(), this.config);
+    }
+
+    /** The engine's configuration for a trace replay: defaults plus learned fragmentation scoring. */
+    static PackerConfig openbConfig() { return PackerConfig.defaults().withFragmentation(); }
+
+    /** The engine as the webhook runs it (no fragmentation scoring), for before/after comparisons. */
+    static PackerConfig baseConfig() { return PackerConfig.defaults(); }
+
+    @Override
+    public boolean place(SimPod pod, String id) {
+        return place(pod, id, 1, List.of(Pool.GENERAL));
+    }
+
+    @Override
+    public boolean place(SimPod pod, String id, int tp, List<Pool> pools) {
+        if (pod.cpuOnly()) return placeCpuOnly(pod, id);
+        PlacementRequest r = new PlacementRequest(id, WorkloadClass.UNKNOWN, pod.numGpu(), pod.milli(), tp,
+                pools, constraints(pod.spec()), pod.cpuMilli(), null);
+        Allocator.Outcome o = allocator.place(r, false, 0);
+        if (!o.placed()) return false;
+        c.memUsed()[c.state().indexOf(o.reservation().node())] += pod.memMib();
+        return true;
+    }
+
+    @Override
+    public void release(String id) { allocator.release(id); }
+
+    @Override
+    public java.util.Optional<Reservation> reservation(String id) { return allocator.reservation(id); }
+
+    private NodeConstraints constraints(String spec) {
+        if (spec.isEmpty()) return NodeConstraints.NONE;
+        return bySpec.computeIfAbsent(spec, s -> new NodeConstraints(Map.of(),
+                List.of(List.of(new LabelRequirement(SimCluster.MODEL_LABEL, "In", new ArrayList<>(List.of(s.split("\\|")))))),
+                List.of()));
+    }
+
+    private boolean placeCpuOnly(SimPod pod, String id) {
+        var s = c.state();
+        int best = -1;
+        long bestFree = Long.MAX_VALUE;
+        double bestDelta = Double.MAX_VALUE;
+        var frag = config.fragmentation();
+        for (int i = 0; i < c.cluster().size(); i++) {
+            if (s.cpuFree(i) < pod.cpuMilli()) continue;
+            double delta = frag == null ? 0 : frag.delta(s, i, 0, 0, pod.cpuMilli());
+            long free = 0;
+            for (int g = 0; g < c.cluster().gpus(i); g++) free += s.milliFree(i, g);
+            if (delta < bestDelta - 1e-9 || (Math.abs(delta - bestDelta) <= 1e-9 && free < bestFree)) {
+                bestDelta = delta; bestFree = free; best = i;
+            }
+        }
+        if (best < 0) return false;
+        var o = allocator.adopt(new Reservation(id, s.node(best).name(), 0, 1000, pod.cpuMilli(), 1, null, 0, false));
+        if (o != dev.ace.binpacker.placement.Ledger.Outcome.RESERVED) throw new IllegalStateException("CPU reservation refused: " + o);
+        c.memUsed()[best] += pod.memMib();
+        return true;
+    }
+}

@@ -1,0 +1,140 @@
+package dev.ace.binpacker.sim;
+
+import dev.ace.binpacker.placement.ClusterState;
+import dev.ace.binpacker.placement.Ledger;
+import dev.ace.binpacker.placement.Reservation;
+
+/**
+ * Shared skeleton of the scoring baselines, as kube-scheduler runs them: filter every node, score
+ * the feasible ones, take the highest score with ties broken uniformly at random (seeded), then
+ * commit the pod's GPUs through {@link Ledger#reserve}, the production capacity accounting.
+ */
+abstract class Baseline implements Policy {
+    final SimContext c;
+    final ClusterState state;
+    final SimCluster cluster;
+    /** GPU set chosen by the last {@link #score} call on its node. */
+    long mask;
+    final int[] free = new int[64];
+
+    Baseline(SimContext c) {
+        this.c = c;
+        this.state = c.state();
+        this.cluster = c.cluster();
+    }
+
+    /** Score of placing the pod on a feasible node (higher wins); sets {@link #mask}. NaN = skip. */
+    abstract double score(int node, SimPod pod);
+
+    @Override
+    public boolean place(SimPod pod, String id) {
+        int best = -1;
+        long bestMask = 0;
+        double bestScore = Double.NEGATIVE_INFINITY;
+        int ties = 0;
+        for (int i = 0; i < cluster.size(); i++) {
+            if (!feasible(i, pod)) continue;
+            double s = score(i, pod);
+            if (Double.isNaN(s)) continue;
+            if (withKubeDefaults) s = 1000 * s + kubeDefaults(i, pod);
+            if (s > bestScore) {
+                bestScore = s; best = i; bestMask = mask; ties = 1;
+            } else if (s == bestScore && c.rnd().nextInt(++ties) == 0) {
+                best = i; bestMask = mask;
+            }
+        }
+        if (best < 0) return false;
+        return commit(best, bestMask, pod, id);
+    }
+
+    boolean commit(int node, long gpuMask, SimPod pod, String id) {
+        Reservation r = new Reservation(id, cluster.nodes().get(node).name(), gpuMask,
+                pod.cpuOnly() ? 1000 : pod.milli(), pod.cpuMilli(), 1, null, 0, false);
+        Ledger.Outcome o = c.ledger().reserve(r);
+        if (o != Ledger.Outcome.RESERVED) throw new IllegalStateException(getClass().getSimpleName() + " chose a taken set: " + o);
+        c.memUsed()[node] += pod.memMib();
+        memOf.put(id, pod.memMib());
+        placed(node, pod);
+        return true;
+    }
+
+    /**
+     * The authors' simulator runs its policy plugin at weight 1000 beside kube-scheduler's default
+     * score plugins at weight 1; of those only LeastAllocated and BalancedAllocation (CPU, memory)
+     * differ between nodes here. They decide every tie of the policy's integer score.
+     */
+    boolean withKubeDefaults = true;
+
+    long kubeDefaults(int i, SimPod pod) {
+        double cpuCap = cluster.cpuCap(i), memCap = cluster.memCap(i);
+        double cpu = Math.min(1, (cpuCap - state.cpuFree(i) + pod.cpuMilli()) / cpuCap);
+        double mem = Math.min(1, (c.memUsed()[i] + pod.memMib()) / memCap);
+        long least = ((long) ((1 - cpu) * 100) + (long) ((1 - mem) * 100)) / 2;
+        long balanced = (long) ((1 - Math.abs(cpu - mem)) * 100);
+        return least + balanced;
+    }
+
+    @Override
+    public void release(String id) {
+        c.ledger().release(id).ifPresent(r -> {
+            int i = state.indexOf(r.node());
+            c.memUsed()[i] -= memOf.getOrDefault(id, 0L);
+            memOf.remove(id);
+            released(i, r);
+        });
+    }
+
+    private final java.util.Map<String, Long> memOf = new java.util.HashMap<>();
+
+    @Override
+    public java.util.Optional<Reservation> reservation(String id) { return c.ledger().get(id); }
+
+    /** Hook told of a departure. */
+    void released(int node, Reservation r) {}
+
+    /** Hook for policies that remember what went where. */
+    void placed(int node, SimPod pod) {}
+
+    boolean feasible(int i, SimPod pod) {
+        if (pod.models() != -1 && (pod.models() & (1 << cluster.modelOf(i))) == 0) return false;
+        if (state.cpuFree(i) < pod.cpuMilli()) return false;
+        if (pod.cpuOnly()) return true;
+        if (pod.isShare()) {
+            for (int g = 0; g < cluster.gpus(i); g++) if (state.milliFree(i, g) >= pod.milli()) return true;
+            return false;
+        }
+        return Long.bitCount(state.freeMask(i)) >= pod.numGpu();
+    }
+
+    /** The GPU-share device plugin's default: best fit for a share, lowest free indices for whole GPUs. */
+    long defaultGpus(int i, SimPod pod) {
+        if (pod.cpuOnly()) return 0;
+        if (pod.isShare()) return 1L << bestFitGpu(i, pod.milli());
+        return lowest(state.freeMask(i), pod.numGpu());
+    }
+
+    int bestFitGpu(int i, int milli) {
+        int best = -1, bestLeft = Integer.MAX_VALUE;
+        for (int g = 0; g < cluster.gpus(i); g++) {
+            int f = state.milliFree(i, g);
+            if (f >= milli && f < bestLeft) { best = g; bestLeft = f; }
+        }
+        return best;
+    }
+
+    static long lowest(long freeMask, int k) {
+        long out = 0, rest = freeMask;
+        for (int j = 0; j < k; j++) {
+            long bit = rest & -rest;
+            out |= bit;
+            rest &= ~bit;
+        }
+        return out;
+    }
+
+    long freeMilli(int i) {
+        long m = 0;
+        for (int g = 0; g < cluster.gpus(i); g++) m += state.milliFree(i, g);
+        return m;
+    }
+}

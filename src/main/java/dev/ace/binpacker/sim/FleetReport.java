@@ -1,0 +1,83 @@
+package dev.ace.binpacker.sim;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+
+/** Protocol B over several traces: mean figures per policy, as a table or the BENCHMARK JSON. */
+public final class FleetReport {
+    private FleetReport() {}
+
+    /** Runs every policy on every trace (one per seed), reporting progress on {@code err}. */
+    public static List<FleetResult> run(List<String> policies, List<List<FleetPod>> traces, List<Long> seeds, PrintStream err) {
+        ProtocolB b = new ProtocolB(new SimCluster(FleetTrace.cluster(), new OpenbBoards()));
+        List<FleetResult> out = new ArrayList<>();
+        int done = 0;
+        for (String policy : policies) {
+            List<FleetResult> runs = new ArrayList<>();
+            for (int t = 0; t < traces.size(); t++) {
+                runs.add(b.run(policy, traces.get(t), seeds.get(t)));
+                err.printf(Locale.ROOT, "\rsimulate fleet: %d/%d runs (%s)", ++done, policies.size() * traces.size(), policy);
+            }
+            out.add(mean(policy, runs));
+        }
+        err.println();
+        return out;
+    }
+
+    static FleetResult mean(String policy, List<FleetResult> runs) {
+        double n = runs.size();
+        long[] nanos = runs.stream().flatMapToLong(r -> Arrays.stream(r.decisionNanos())).sorted().toArray();
+        return new FleetResult(policy, runs.stream().mapToInt(FleetResult::tpPods).sum(),
+                runs.stream().mapToDouble(FleetResult::tpFullBandwidthPct).sum() / n, runs.stream().mapToInt(FleetResult::tpDegraded).sum(),
+                runs.stream().mapToInt(FleetResult::tpWaiting).sum(), runs.stream().mapToInt(FleetResult::tpEverWaited).sum(),
+                runs.stream().mapToInt(FleetResult::otherFailed).sum(), runs.stream().mapToDouble(FleetResult::meanAllocation).sum() / n,
+                runs.stream().mapToDouble(FleetResult::strandedGpus).sum() / n, runs.stream().mapToDouble(FleetResult::domainsClean).sum() / n,
+                runs.stream().mapToDouble(FleetResult::domainsFragmented).sum() / n, runs.stream().mapToDouble(FleetResult::domainsFull).sum() / n,
+                runs.stream().mapToInt(FleetResult::smallOnInference).sum(), nanos);
+    }
+
+    private static double micros(long[] sorted, double q) {
+        if (sorted.length == 0) return 0;
+        return sorted[(int) Math.max(0, Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1))] / 1000.0;
+    }
+
+    public static void table(PrintStream out, String trace, List<FleetResult> rs) {
+        out.printf("trace %s (sums over traces; percentages are means)%n", trace);
+        out.printf("%-14s %7s %8s %7s %8s %8s %7s %7s %8s %6s %6s %6s %7s %8s %8s%n", "policy", "tpPods", "tpFull%", "tpDegr", "tpWait", "tpQueued",
+                "failed", "alloc%", "strandGPU", "clean%", "frag%", "full%", "small@inf", "p50us", "p99us");
+        for (FleetResult r : rs) {
+            out.printf(Locale.ROOT, "%-14s %7d %8.2f %7d %8d %8d %7d %7.2f %8.2f %6.1f %6.1f %6.1f %7d %8.1f %8.1f%n", r.policy(), r.tpPods(),
+                    r.tpFullBandwidthPct(), r.tpDegraded(), r.tpWaiting(), r.tpEverWaited(), r.otherFailed(), r.meanAllocation(), r.strandedGpus(),
+                    r.domainsClean(), r.domainsFragmented(), r.domainsFull(), r.smallOnInference(),
+                    micros(r.decisionNanos(), 0.5), micros(r.decisionNanos(), 0.99));
+        }
+    }
+
+    public static String json(String trace, List<Long> seeds, List<FleetResult> rs) {
+        StringBuilder b = new StringBuilder("{\"trace\":").append(JsonReport.str(trace)).append(",\"seeds\":")
+                .append(seeds.toString().replace(" ", "")).append(",\"results\":[");
+        for (int i = 0; i < rs.size(); i++) {
+            FleetResult r = rs.get(i);
+            long[] n = r.decisionNanos();
+            b.append(i == 0 ? "\n  " : ",\n  ").append("{\"policy\":").append(JsonReport.str(r.policy()))
+                    .append(",\"tpPlaced\":").append(JsonReport.num(r.tpFullBandwidthPct()))
+                    .append(",\"tpFailed\":").append(r.tpWaiting())
+                    .append(",\"tpNotFullBandwidth\":").append(r.tpDegraded())
+                    .append(",\"tpQueuedOnArrival\":").append(r.tpEverWaited())
+                    .append(",\"otherFailed\":").append(r.otherFailed())
+                    .append(",\"meanAllocation\":").append(JsonReport.num(r.meanAllocation()))
+                    .append(",\"strandedGpus\":").append(JsonReport.num(r.strandedGpus()))
+                    .append(",\"nvlinkDomains\":{\"clean\":").append(JsonReport.num(r.domainsClean()))
+                    .append(",\"fragmented\":").append(JsonReport.num(r.domainsFragmented()))
+                    .append(",\"full\":").append(JsonReport.num(r.domainsFull())).append('}')
+                    .append(",\"smallOnInference\":").append(r.smallOnInference())
+                    .append(",\"decisionMicros\":{\"p50\":").append(JsonReport.num(micros(n, 0.5))).append(",\"p99\":")
+                    .append(JsonReport.num(micros(n, 0.99))).append(",\"max\":").append(JsonReport.num(n.length == 0 ? 0 : n[n.length - 1] / 1000.0))
+                    .append("}}");
+        }
+        return b.append("\n]}\n").toString();
+    }
+}

@@ -1,0 +1,26 @@
+package dev.ace.binpacker.sim;
+
+import dev.ace.binpacker.placement.PackerConfig;
+
+/** Builds a policy by name for one run. */
+public final class Policies {
+    private Policies() {}
+
+    public static Policy create(String name, SimContext c) {
+        return switch (name) {
+            case "random" -> new RandomPolicy(c);
+            case "best-fit" -> new BestFitPolicy(c);
+            case "fgd" -> new FgdPolicy(c);
+            case "dot-prod" -> new DotProdPolicy(c);
+            case "packing" -> new PackingPolicy(c);
+            case "clustering" -> new ClusteringPolicy(c);
+            case "k8s-default" -> new K8sPolicy(c, K8sPolicy.Mode.DEFAULT);
+            case "k8s-binpack" -> new K8sPolicy(c, K8sPolicy.Mode.BINPACK);
+            case "device-plugin" -> new K8sPolicy(c, K8sPolicy.Mode.DEVICE_PLUGIN);
+            case "hived" -> new HivedPolicy(c);
+            case "ace" -> new AcePolicy(c, AcePolicy::openbConfig);
+            case "ace-base" -> new AcePolicy(c, AcePolicy::baseConfig);
+            default -> throw new IllegalArgumentException("unknown policy '" + name + "'; known: " + String.join(", ", Policy.NAMES));
+        };
+    }
+}

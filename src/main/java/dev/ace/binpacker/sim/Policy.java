@@ -1,0 +1,22 @@
+package dev.ace.binpacker.sim;
+
+/** A placement policy under test: places one arriving pod or reports that it does not fit. */
+public interface Policy {
+    /** Places the pod and commits it through the ledger; false when it does not fit (never retried in protocol A). */
+    boolean place(SimPod pod, String id);
+
+    /** Releases a departed pod's reservation (protocol B). */
+    void release(String id);
+
+    /** The GPUs a placed pod holds. */
+    java.util.Optional<dev.ace.binpacker.placement.Reservation> reservation(String id);
+
+    /** Places with the pod's tensor-parallel degree and pool preference known (protocol B); baselines ignore both. */
+    default boolean place(SimPod pod, String id, int tp, java.util.List<dev.ace.binpacker.placement.Pool> pools) {
+        return place(pod, id);
+    }
+
+    /** Policy names in the order reports list them. */
+    java.util.List<String> NAMES = java.util.List.of("random", "k8s-default", "k8s-binpack", "best-fit", "dot-prod",
+            "clustering", "packing", "fgd", "device-plugin", "hived", "ace");
+}

@@ -1,0 +1,130 @@
+package dev.ace.binpacker.sim;
+
+import dev.ace.binpacker.placement.ClusterState;
+import dev.ace.binpacker.placement.NodeInfo;
+import dev.ace.binpacker.placement.Pool;
+import dev.ace.binpacker.topology.GpuBoard;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.PriorityQueue;
+
+/**
+ * Protocol B (BENCHMARK.md): a TP inference fleet with departures. Pods arrive in trace order and
+ * leave after their duration; a TP pod that does not fit waits in a queue retried on every
+ * departure, oldest first; any other pod that does not fit fails. Figures are sampled after each
+ * arrival.
+ */
+public final class ProtocolB {
+    private static final List<Pool> TP_POOLS = List.of(Pool.INFERENCE, Pool.GENERAL);
+    private static final List<Pool> SMALL_POOLS = List.of(Pool.SLICING, Pool.GENERAL, Pool.INFERENCE);
+    private static final List<Pool> BATCH_POOLS = List.of(Pool.GENERAL, Pool.INFERENCE, Pool.SLICING);
+
+    private final SimCluster cluster;
+
+    public ProtocolB(SimCluster cluster) { this.cluster = cluster; }
+
+    private record Departure(double time, String id) {}
+
+    public FleetResult run(String policy, List<FleetPod> pods, long seed) {
+        List<SimPod> shapes = new ArrayList<>();
+        for (FleetPod p : pods) shapes.add(p.asSimPod());
+        SimContext ctx = SimContext.fresh(cluster, TargetWorkload.of(shapes, 95), seed);
+        Policy p = Policies.create(policy, ctx);
+        PriorityQueue<Departure> departures = new PriorityQueue<>((a, b) -> Double.compare(a.time(), b.time()));
+        ArrayDeque<FleetPod> waiting = new ArrayDeque<>();
+        long[] nanos = new long[pods.size() * 2];
+        int decisions = 0, tpPods = 0, tpPlaced = 0, tpFull = 0, everWaited = 0, otherFailed = 0, smallOnInference = 0;
+        double allocSum = 0, strandedSum = 0, clean = 0, frag = 0, full = 0;
+        int samples = 0;
+        for (FleetPod pod : pods) {
+            boolean freed = false;
+            while (!departures.isEmpty() && departures.peek().time() <= pod.arrival()) {
+                p.release(departures.poll().id());
+                freed = true;
+            }
+            if (freed) {
+                for (Iterator<FleetPod> it = waiting.iterator(); it.hasNext(); ) {
+                    FleetPod w = it.next();
+                    if (decisions == nanos.length) nanos = java.util.Arrays.copyOf(nanos, nanos.length * 2);
+                    long t0 = System.nanoTime();
+                    boolean ok = p.place(w.asSimPod(), w.id(), w.tp(), TP_POOLS);
+                    nanos[decisions++] = System.nanoTime() - t0;
+                    if (!ok) continue;
+                    it.remove();
+                    departures.add(new Departure(pod.arrival() + w.duration(), w.id()));
+                    tpPlaced++;
+                    if (fullBandwidth(ctx.state(), p, w.id())) tpFull++;
+                }
+            }
+            if (decisions == nanos.length) nanos = java.util.Arrays.copyOf(nanos, nanos.length * 2);
+            long t0 = System.nanoTime();
+            boolean ok = p.place(pod.asSimPod(), pod.id(), pod.tp(), pools(pod));
+            nanos[decisions++] = System.nanoTime() - t0;
+            if (pod.isTp()) tpPods++;
+            if (ok) {
+                departures.add(new Departure(pod.arrival() + pod.duration(), pod.id()));
+                if (pod.isTp()) {
+                    tpPlaced++;
+                    if (fullBandwidth(ctx.state(), p, pod.id())) tpFull++;
+                } else if (onInference(ctx.state(), p, pod.id())) {
+                    smallOnInference++;
+                }
+            } else if (pod.isTp()) {
+                waiting.add(pod);
+                everWaited++;
+            } else {
+                otherFailed++;
+            }
+            double[] d = sample(ctx.state());
+            allocSum += d[0];
+            strandedSum += d[1];
+            clean += d[2];
+            frag += d[3];
+            full += d[4];
+            samples++;
+        }
+        return new FleetResult(policy, tpPods, tpPlaced == 0 ? 100 : 100.0 * tpFull / tpPlaced, tpPlaced - tpFull, waiting.size(), everWaited,
+                otherFailed, allocSum / samples, strandedSum / samples, clean / samples, frag / samples, full / samples,
+                smallOnInference, java.util.Arrays.copyOf(nanos, decisions));
+    }
+
+    private static List<Pool> pools(FleetPod pod) {
+        if (pod.isTp()) return TP_POOLS;
+        return pod.kind().equals("batch") ? BATCH_POOLS : SMALL_POOLS;
+    }
+
+    private static boolean fullBandwidth(ClusterState s, Policy p, String id) {
+        return p.reservation(id).map(r -> s.node(s.indexOf(r.node())).board().isClique(r.gpuMask())).orElse(false);
+    }
+
+    private static boolean onInference(ClusterState s, Policy p, String id) {
+        return p.reservation(id).map(r -> s.node(s.indexOf(r.node())).pool() == Pool.INFERENCE).orElse(false);
+    }
+
+    /** allocation %, stranded GPUs, % NVLink domains clean / fragmented / full. */
+    private double[] sample(ClusterState s) {
+        long used = 0, cap = 0;
+        int stranded = 0, domains = 0, clean = 0, full = 0;
+        for (int i = 0; i < cluster.size(); i++) {
+            NodeInfo n = s.node(i);
+            for (int g = 0; g < n.gpuCount(); g++) used += 1000 - s.milliFree(i, g);
+            cap += 1000L * n.gpuCount();
+            GpuBoard b = n.board();
+            if (b.largestClique() < 2) continue;
+            long free = s.freeMask(i);
+            for (long rest = free; rest != 0; rest &= rest - 1) {
+                int g = Long.numberOfTrailingZeros(rest);
+                if ((b.nvlinkPeers(g) & free) == 0) stranded++;
+            }
+            for (long d : b.nvlinkDomains()) {
+                domains++;
+                if ((free & d) == d) clean++;
+                else if ((free & d) == 0) full++;
+            }
+        }
+        return new double[]{100.0 * used / cap, stranded, 100.0 * clean / domains, 100.0 * (domains - clean - full) / domains,
+            100.0 * full / domains};
+    }
+}
