@@ -75,51 +75,69 @@ final class BackgroundPolicy {
         });
     }
 
+    /** A trial placement that passed every check, or the decision that ends the request. */
+    private record Trial(Decision decision, PlacementRequest request, Allocator.Outcome outcome, int freeAfter, String who) {}
+
     Decision multiGpu(AdmissionRequest req, Classification c, NodeConstraints constraints, List<String> warnings,
                       boolean commit, long now) {
         Allocator a = policy.allocator();
-        // One lock for check and reserve, so the reserve of free 8-cliques cannot be raced away.
-        return a.read(al -> {
-            List<NodeInfo> inference = FleetView.allowed(al.state(), Pool.INFERENCE, constraints, true);
-            if (inference.isEmpty()) {
-                return Decision.untouched(c.workloadClass(), "not on the inference pool", warnings, "untouched");
+        Trial t = a.read(al -> check(al, req, c, constraints, warnings, now));
+        if (t.decision() != null) return t.decision();
+        Allocator.Outcome o = t.outcome();
+        if (commit) {
+            // Reserved outside the allocator lock (with several replicas the commit is an API round trip); another
+            // admission may have raced us, so the reserve is checked again on what was really taken.
+            o = a.place(t.request(), false, now);
+            int freeNow = a.read(al -> FleetView.free8Cliques(al.state()));
+            if (!o.placed() || freeNow < config.reserveFree8Cliques()) {
+                if (o.placed()) a.release(t.request().id());
+                return Decision.deny(c.workloadClass(), t.who() + " lost a race for the last free NVLink capacity; retry later",
+                        warnings, "reserve");
             }
-            int domain = FleetView.domainSize(inference);
-            int gpus = c.gpus();
-            String who = gpus + " GPUs " + c.workloadClass().label() + " " + c.kind();
-            if (Integer.bitCount(gpus) != 1 || gpus > domain) {
-                return Decision.deny(c.workloadClass(), who + " would fracture the " + domain
-                        + "-GPU NVLink domains of pool inference; request " + aligned(domain) + " GPUs (an aligned block)"
-                        + " or 1 GPU for pool slicing", warnings, "fracturing");
-            }
-            PlacementRequest pr = PlacementRequest.whole(req.uid(), c.workloadClass(), gpus, gpus, List.of(Pool.INFERENCE), constraints);
-            int before = FleetView.free8Cliques(al.state());
-            Allocator.Outcome trial = al.place(pr, true, now);
-            if (!(trial.result() instanceof PlacementResult.Placed p)) {
-                return Decision.deny(c.workloadClass(), who + ": no free aligned block of " + gpus + " GPUs on pool inference ("
-                        + ((PlacementResult.Unschedulable) trial.result()).message() + "); retry later or request fewer GPUs",
-                        warnings, "no_free_clique");
-            }
-            int idx = al.state().indexOf(p.node());
-            NodeInfo n = al.state().node(idx);
-            long free = al.state().freeMask(idx);
-            int after = before - FleetView.free8Cliques(n, free) + FleetView.free8Cliques(n, free & ~p.gpuMask());
-            if (after < config.reserveFree8Cliques()) {
-                return Decision.deny(c.workloadClass(), who + " would leave " + after + " free 8-GPU NVLink domains on pool"
-                        + " inference, below the reserve of " + config.reserveFree8Cliques() + " kept for TP 8; request at most "
-                        + Math.max(1, gpus / 2) + " GPUs or retry later", warnings, "reserve");
-            }
-            Allocator.Outcome o = commit ? al.place(pr, false, now) : trial;
-            PlacementResult.Placed placed = (PlacementResult.Placed) o.result();
-            Pod m = policy.copy(req.pod());
-            PodEdits.pinToNode(m, placed.node());
-            PodEdits.annotate(m, AceKeys.RESERVATION, ReservationJson.write(policy.mapper(), o.reservation()));
-            String text = "reserved aligned GPUs " + PodPolicy.joined(placed.gpus()) + " on " + placed.node() + " for " + who
-                    + "; " + after + " free 8-GPU NVLink domains left";
-            PodEdits.annotate(m, AceKeys.DECISION, text);
-            return new Decision(Decision.Verdict.MUTATE, c.workloadClass(), m, text, warnings,
-                    commit ? o.reservation() : null, "placed", "none");
-        });
+        }
+        PlacementResult.Placed placed = (PlacementResult.Placed) o.result();
+        Pod m = policy.copy(req.pod());
+        PodEdits.pinToNode(m, placed.node());
+        PodEdits.annotate(m, AceKeys.RESERVATION, ReservationJson.write(policy.mapper(), o.reservation()));
+        String text = "reserved aligned GPUs " + PodPolicy.joined(placed.gpus()) + " on " + placed.node() + " for " + t.who()
+                + "; " + t.freeAfter() + " free 8-GPU NVLink domains left";
+        PodEdits.annotate(m, AceKeys.DECISION, text);
+        return new Decision(Decision.Verdict.MUTATE, c.workloadClass(), m, text, warnings,
+                commit ? o.reservation() : null, "placed", "none");
+    }
+
+    /** Under the allocator lock: is the job aligned, is there a block, does the reserve of free 8-cliques survive it? */
+    private Trial check(Allocator al, AdmissionRequest req, Classification c, NodeConstraints constraints, List<String> warnings, long now) {
+        List<NodeInfo> inference = FleetView.allowed(al.state(), Pool.INFERENCE, constraints, true);
+        if (inference.isEmpty()) {
+            return new Trial(Decision.untouched(c.workloadClass(), "not on the inference pool", warnings, "untouched"), null, null, 0, null);
+        }
+        int domain = FleetView.domainSize(inference);
+        int gpus = c.gpus();
+        String who = gpus + " GPUs " + c.workloadClass().label() + " " + c.kind();
+        if (Integer.bitCount(gpus) != 1 || gpus > domain) {
+            return new Trial(Decision.deny(c.workloadClass(), who + " would fracture the " + domain
+                    + "-GPU NVLink domains of pool inference; request " + aligned(domain) + " GPUs (an aligned block)"
+                    + " or 1 GPU for pool slicing", warnings, "fracturing"), null, null, 0, who);
+        }
+        PlacementRequest pr = PlacementRequest.whole(req.uid(), c.workloadClass(), gpus, gpus, List.of(Pool.INFERENCE), constraints);
+        int before = FleetView.free8Cliques(al.state());
+        Allocator.Outcome trial = al.place(pr, true, now);
+        if (!(trial.result() instanceof PlacementResult.Placed p)) {
+            return new Trial(Decision.deny(c.workloadClass(), who + ": no free aligned block of " + gpus + " GPUs on pool inference ("
+                    + ((PlacementResult.Unschedulable) trial.result()).message() + "); retry later or request fewer GPUs",
+                    warnings, "no_free_clique"), null, null, 0, who);
+        }
+        int idx = al.state().indexOf(p.node());
+        NodeInfo n = al.state().node(idx);
+        long free = al.state().freeMask(idx);
+        int after = before - FleetView.free8Cliques(n, free) + FleetView.free8Cliques(n, free & ~p.gpuMask());
+        if (after < config.reserveFree8Cliques()) {
+            return new Trial(Decision.deny(c.workloadClass(), who + " would leave " + after + " free 8-GPU NVLink domains on pool"
+                    + " inference, below the reserve of " + config.reserveFree8Cliques() + " kept for TP 8; request at most "
+                    + Math.max(1, gpus / 2) + " GPUs or retry later", warnings, "reserve"), null, null, 0, who);
+        }
+        return new Trial(null, pr, trial, after, who);
     }
 
     private static String aligned(int domain) {
