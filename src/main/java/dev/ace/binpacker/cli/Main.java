@@ -17,6 +17,8 @@ public final class Main {
 
     static {
         COMMANDS.put("topology", TopologyCommand::new);
+        COMMANDS.put("agent", AgentCommand::new);
+        COMMANDS.put("explain", ExplainCommand::new);
         COMMANDS.put("simulate", SimulateCommand::new);
     }
 
@@ -25,7 +27,7 @@ public final class Main {
     public static void main(String... args) {
         String name = args.length == 0 ? "serve" : args[0];
         if (name.startsWith("-") || name.equals("serve")) {
-            String[] rest = name.equals("serve") ? Arrays.copyOfRange(args, 1, args.length) : args;
+            String[] rest = name.equals("serve") && args.length > 0 ? Arrays.copyOfRange(args, 1, args.length) : args;
             ServeOptions.apply(rest);
             Quarkus.run(rest);
             return;

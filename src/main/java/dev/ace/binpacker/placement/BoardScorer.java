@@ -45,18 +45,22 @@ final class BoardScorer {
         for (int s = 0; s < DemandMix.SIZES.length; s++) {
             int size = DemandMix.SIZES[s];
             if (size > n) break;
-            long[] cliques = board.cliques(size);
             byte[] c = new byte[masks];
-            // cap(mask) = max(cap(mask - low), max over cliques holding low of 1 + cap(mask - clique))
-            for (int m = 1; m < masks; m++) {
-                int low = Integer.numberOfTrailingZeros(m);
-                int best = c[m & (m - 1)];
-                for (long q : cliques) {
-                    if ((q & (1L << low)) != 0 && (q & ~m) == 0) {
-                        best = Math.max(best, 1 + c[m & ~(int) q]);
+            if (board.isAllToAll()) {
+                // NVSwitch and full meshes: any set is a clique, so capacity is a division (DGX-2 has
+                // 16 GPUs: the general recursion would walk 6,435 cliques for each of 65,536 masks).
+                for (int m = 1; m < masks; m++) c[m] = (byte) (Integer.bitCount(m) / size);
+            } else {
+                long[][] byLow = cliquesByLowestGpu(board.cliques(size));
+                // cap(mask) = max(cap(mask - low), max over cliques whose lowest GPU is low of 1 + cap(mask - clique))
+                for (int m = 1; m < masks; m++) {
+                    int low = Integer.numberOfTrailingZeros(m);
+                    int best = c[m & (m - 1)];
+                    for (long q : byLow[low]) {
+                        if ((q & ~m) == 0) best = Math.max(best, 1 + c[m & ~(int) q]);
                     }
+                    c[m] = (byte) best;
                 }
-                c[m] = (byte) best;
             }
             cap[s] = c;
             long[] blocks = board.alignedBlocks(size);
@@ -68,6 +72,15 @@ final class BoardScorer {
             }
             aligned[s] = a;
         }
+    }
+
+    private long[][] cliquesByLowestGpu(long[] cliques) {
+        java.util.List<java.util.List<Long>> lists = new java.util.ArrayList<>();
+        for (int g = 0; g < n; g++) lists.add(new java.util.ArrayList<>());
+        for (long q : cliques) lists.get(Long.numberOfTrailingZeros(q)).add(q);
+        long[][] out = new long[n][];
+        for (int g = 0; g < n; g++) out[g] = lists.get(g).stream().mapToLong(Long::longValue).toArray();
+        return out;
     }
 
     private void refresh(DemandMix mix) {

@@ -5,10 +5,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
 /**
@@ -18,15 +16,53 @@ import java.util.function.Function;
  * Kept current by {@link ClusterState.Listener} callbacks.
  */
 final class NodeIndex implements ClusterState.Listener {
+    /** Nodes of one (pool, board, tainted) kind, bucketed by free mask in flat arrays (no iterator on the hot path). */
     private static final class Group {
         final Pool pool;
         final BoardScorer scorer;
-        final Map<Long, BitSet> byMask = new HashMap<>();
+        /** Members have a NoSchedule/NoExecute taint: every pod must be checked against them. */
+        final boolean tainted;
+        final Map<Long, Integer> slotOf = new HashMap<>();
+        long[] masks = new long[8];
+        BitSet[] nodes = new BitSet[8];
+        int slots;
         int members;
 
-        Group(Pool pool, BoardScorer scorer) {
+        Group(Pool pool, BoardScorer scorer, boolean tainted) {
             this.pool = pool;
             this.scorer = scorer;
+            this.tainted = tainted;
+        }
+
+        void add(long mask, int node) {
+            Integer slot = slotOf.get(mask);
+            if (slot == null) {
+                if (slots == masks.length) {
+                    masks = Arrays.copyOf(masks, slots * 2);
+                    nodes = Arrays.copyOf(nodes, slots * 2);
+                }
+                slot = slots++;
+                masks[slot] = mask;
+                nodes[slot] = new BitSet();
+                slotOf.put(mask, slot);
+            }
+            nodes[slot].set(node);
+            members++;
+        }
+
+        void remove(long mask, int node) {
+            int slot = slotOf.get(mask);
+            nodes[slot].clear(node);
+            members--;
+            if (!nodes[slot].isEmpty()) return;
+            int last = --slots;
+            slotOf.remove(mask);
+            if (slot != last) {
+                masks[slot] = masks[last];
+                nodes[slot] = nodes[last];
+                slotOf.put(masks[slot], slot);
+            }
+            nodes[last] = null;
         }
     }
 
@@ -52,32 +88,33 @@ final class NodeIndex implements ClusterState.Listener {
         }
         Group old = groupOf[i];
         if (old != null) {
-            BitSet bits = old.byMask.get(maskOf[i]);
-            bits.clear(i);
-            if (bits.isEmpty()) old.byMask.remove(maskOf[i]);
-            old.members--;
+            old.remove(maskOf[i], i);
             groupOf[i] = null;
         }
         NodeInfo n = state.node(i);
         if (n == null || n.board() == null) return;
-        Group g = groupFor(n.pool(), scorers.apply(n.board()));
-        g.byMask.computeIfAbsent(newFree, m -> new BitSet()).set(i);
-        g.members++;
+        Group g = groupFor(n.pool(), scorers.apply(n.board()), n.taints().stream().anyMatch(Taint::repels));
+        g.add(newFree, i);
         groupOf[i] = g;
         maskOf[i] = newFree;
     }
 
-    private Group groupFor(Pool pool, BoardScorer scorer) {
-        for (Group g : groups) if (g.pool == pool && g.scorer == scorer) return g;
-        Group g = new Group(pool, scorer);
+    private Group groupFor(Pool pool, BoardScorer scorer, boolean tainted) {
+        for (Group g : groups) if (g.pool == pool && g.scorer == scorer && g.tainted == tainted) return g;
+        Group g = new Group(pool, scorer, tainted);
         groups.add(g);
         return g;
     }
 
-    boolean anyBoardWithClique(PlacementRequest r, BooleanSupplier slow) {
-        if (!r.constraints().isEmpty()) return slow.getAsBoolean();
+    /** True if some node the request may use has an NVLink clique of its size on its board (free or not). */
+    boolean anyBoardWithClique(PlacementRequest r) {
+        boolean unconstrained = r.constraints().isEmpty() && r.gpuModel() == null;
         for (Group g : groups) {
-            if (g.members > 0 && r.pools().contains(g.pool) && g.scorer.board().largestClique() >= r.gpus()) return true;
+            if (g.members == 0 || !r.pools().contains(g.pool) || g.scorer.board().largestClique() < r.gpus()) continue;
+            if (unconstrained && !g.tainted) return true;
+            for (int slot = 0; slot < g.slots; slot++) {
+                if (firstAllowed(g.nodes[slot], r, false) >= 0) return true;
+            }
         }
         return false;
     }
@@ -85,7 +122,7 @@ final class NodeIndex implements ClusterState.Listener {
     PlacementResult.Placed best(PlacementRequest r, boolean clique, PackerConfig config, double[] scratch) {
         DemandMix mix = config.mix();
         int k = r.gpus();
-        boolean open = r.constraints().isEmpty();
+        boolean unconstrained = r.constraints().isEmpty();
         int bestNode = -1;
         long bestSet = 0;
         double bestDamage = Double.MAX_VALUE;
@@ -98,9 +135,8 @@ final class NodeIndex implements ClusterState.Listener {
             if (!config.poolPreferenceStrict()) rank = 0;
             if (rank > bestRank || g.scorer.board().gpuCount() < k) continue;
             if (clique && g.scorer.board().largestClique() < k) continue;
-            for (Iterator<Map.Entry<Long, BitSet>> it = g.byMask.entrySet().iterator(); it.hasNext(); ) {
-                Map.Entry<Long, BitSet> e = it.next();
-                long free = e.getKey();
+            for (int slot = 0; slot < g.slots; slot++) {
+                long free = g.masks[slot];
                 if (Long.bitCount(free) < k) continue;
                 long set = g.scorer.best(free, k, clique, mix, scratch);
                 if (set == 0) continue;
@@ -108,7 +144,7 @@ final class NodeIndex implements ClusterState.Listener {
                 int left = Long.bitCount(free) - k;
                 int cmp = compare(rank, damage, left, bestRank, bestDamage, bestLeft);
                 if (cmp > 0) continue;
-                int node = firstAllowed(e.getValue(), r, open);
+                int node = firstAllowed(g.nodes[slot], r, unconstrained && !g.tainted);
                 if (node < 0) continue;
                 if (cmp == 0 && node > bestNode) continue;
                 bestNode = node; bestSet = set; bestDamage = damage; bestRank = rank; bestLeft = left;

@@ -63,15 +63,7 @@ public final class Packer {
      * board: otherwise (it selects PCIe-only nodes) it gets the best-connected set, as DESIGN says.
      */
     private boolean anyAllowedBoardHasClique(PlacementRequest r) {
-        return index.anyBoardWithClique(r, () -> {
-            for (int i = 0; i < state.capacity(); i++) {
-                NodeInfo n = state.node(i);
-                if (n != null && staticallyAllowed(n, r) && n.board() != null && n.board().largestClique() >= r.gpus()) {
-                    return true;
-                }
-            }
-            return false;
-        });
+        return index.anyBoardWithClique(r);
     }
 
     static boolean staticallyAllowed(NodeInfo n, PlacementRequest r) {
@@ -79,10 +71,8 @@ public final class Packer {
     }
 
     static boolean staticallyAllowedIgnoringPool(NodeInfo n, PlacementRequest r) {
-        if (!r.constraints().isEmpty()) {
-            if (!r.constraints().selects(n.labels())) return false;
-            if (!r.constraints().toleratesAll(n.taints())) return false;
-        }
+        if (!r.constraints().selects(n.labels())) return false;
+        if (!n.taints().isEmpty() && !r.constraints().toleratesAll(n.taints())) return false;
         return r.gpuModel() == null || r.gpuModel().equals(n.gpuModel());
     }
 

@@ -1,0 +1,19 @@
+package dev.ace.binpacker.admission;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.fabric8.kubernetes.api.model.Pod;
+
+/**
+ * The parts of an AdmissionReview request the policy reads.
+ *
+ * @param kind         {@code request.kind.kind} (Pod, Deployment, ...)
+ * @param subResource  {@code request.subResource}, null for the main resource
+ * @param object       {@code request.object} as sent, null for DELETE
+ * @param pod          the object as a Pod, null unless kind is Pod and the object decodes
+ */
+public record AdmissionRequest(String uid, String apiVersion, String kind, String subResource, String operation,
+                               String namespace, String name, boolean dryRun, JsonNode object, Pod pod) {
+    public boolean isPodCreate() {
+        return "Pod".equals(kind) && (subResource == null || subResource.isEmpty()) && "CREATE".equals(operation) && pod != null;
+    }
+}

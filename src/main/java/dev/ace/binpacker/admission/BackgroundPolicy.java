@@ -1,0 +1,130 @@
+package dev.ace.binpacker.admission;
+
+import dev.ace.binpacker.placement.Allocator;
+import dev.ace.binpacker.placement.NodeConstraints;
+import dev.ace.binpacker.placement.NodeInfo;
+import dev.ace.binpacker.placement.PlacementRequest;
+import dev.ace.binpacker.placement.PlacementResult;
+import dev.ace.binpacker.placement.Pool;
+import dev.ace.binpacker.placement.WorkloadClass;
+import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.workload.Classification;
+import io.fabric8.kubernetes.api.model.Pod;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Small and background work: 1-GPU embedding, evaluation, quantisation and notebook pods go to the
+ * slicing pool with the resource its nodes offer; multi-GPU batch and interactive pods may use the
+ * inference pool only as whole aligned cliques while the reserve of free 8-cliques lasts.
+ */
+final class BackgroundPolicy {
+    private final PodPolicy policy;
+    private final PolicyConfig config;
+
+    BackgroundPolicy(PodPolicy policy, PolicyConfig config) {
+        this.policy = policy;
+        this.config = config;
+    }
+
+    Decision slice(AdmissionRequest req, Classification c, NodeConstraints constraints, List<String> warnings) {
+        Allocator a = policy.allocator();
+        Set<SlicingOffer> offers = a.read(al -> FleetView.slicingOffers(al.state(), constraints));
+        long need = c.gpuMemoryMiB() > 0 ? c.gpuMemoryMiB() : defaultNeed(c.workloadClass());
+        Optional<SlicingOffer> offer = SlicingOffer.choose(offers, need);
+        if (offer.isEmpty()) {
+            if (c.workloadClass() != WorkloadClass.EMBEDDING) {
+                Optional<Decision> pinned = pinnedToFlagship(c, constraints, warnings);
+                if (pinned.isPresent()) return pinned.get();
+            }
+            warnings.add("no slicing-pool node this pod allows offers a GPU; left as is");
+            return Decision.untouched(c.workloadClass(), "no slicing node for " + PodPolicy.describe(c), warnings, "untouched");
+        }
+        SlicingOffer o = offer.get();
+        Pod m = policy.copy(req.pod());
+        PodEdits.selectPool(m, Pool.SLICING.label());
+        PodEdits.tolerate(m, config.slicingTaintKey());
+        PodEdits.replaceGpuResource(m, o.resource());
+        if (!o.resource().equals(AceKeys.GPU)) PodEdits.annotate(m, AceKeys.REWRITTEN_FROM, AceKeys.GPU + "=1");
+        String size = need > 0 ? "needs " + need / 1024 + "Gi" : "needs a whole GPU";
+        String text = "moved to pool slicing as " + o.resource() + " for " + c.workloadClass().label() + " " + c.kind()
+                + " (" + size + (c.gpuMemoryMiB() > 0 ? ", from " + AceKeys.GPU_MEMORY : "") + ")";
+        PodEdits.annotate(m, AceKeys.DECISION, text);
+        return new Decision(Decision.Verdict.MUTATE, c.workloadClass(), m, text, warnings, null, "sliced", "none");
+    }
+
+    private long defaultNeed(WorkloadClass c) {
+        return switch (c) {
+            case EMBEDDING -> config.embeddingMemoryMiB();
+            case INTERACTIVE -> config.interactiveMemoryMiB();
+            default -> config.batchWholeGpu() ? 0 : config.embeddingMemoryMiB();
+        };
+    }
+
+    /** A 1-GPU background pod whose own selector allows only flagship nodes would break an NVLink domain. */
+    private Optional<Decision> pinnedToFlagship(Classification c, NodeConstraints constraints, List<String> warnings) {
+        return policy.allocator().read(al -> {
+            List<NodeInfo> all = FleetView.allowed(al.state(), null, constraints, true);
+            if (all.isEmpty() || all.stream().anyMatch(n -> n.pool() != Pool.INFERENCE)) return Optional.empty();
+            int domain = FleetView.domainSize(all);
+            return Optional.of(Decision.deny(c.workloadClass(), "1 GPU " + c.workloadClass().label() + " " + c.kind()
+                    + " selects only inference-pool nodes, whose GPUs form " + domain + "-GPU NVLink domains; drop the node"
+                    + " selector so ACE can run it on pool slicing, or label it " + AceKeys.WORKLOAD_CLASS + "=inference",
+                    warnings, "fracturing"));
+        });
+    }
+
+    Decision multiGpu(AdmissionRequest req, Classification c, NodeConstraints constraints, List<String> warnings,
+                      boolean commit, long now) {
+        Allocator a = policy.allocator();
+        // One lock for check and reserve, so the reserve of free 8-cliques cannot be raced away.
+        return a.read(al -> {
+            List<NodeInfo> inference = FleetView.allowed(al.state(), Pool.INFERENCE, constraints, true);
+            if (inference.isEmpty()) {
+                return Decision.untouched(c.workloadClass(), "not on the inference pool", warnings, "untouched");
+            }
+            int domain = FleetView.domainSize(inference);
+            int gpus = c.gpus();
+            String who = gpus + " GPUs " + c.workloadClass().label() + " " + c.kind();
+            if (Integer.bitCount(gpus) != 1 || gpus > domain) {
+                return Decision.deny(c.workloadClass(), who + " would fracture the " + domain
+                        + "-GPU NVLink domains of pool inference; request " + aligned(domain) + " GPUs (an aligned block)"
+                        + " or 1 GPU for pool slicing", warnings, "fracturing");
+            }
+            PlacementRequest pr = PlacementRequest.whole(req.uid(), c.workloadClass(), gpus, gpus, List.of(Pool.INFERENCE), constraints);
+            int before = FleetView.free8Cliques(al.state());
+            Allocator.Outcome trial = al.place(pr, true, now);
+            if (!(trial.result() instanceof PlacementResult.Placed p)) {
+                return Decision.deny(c.workloadClass(), who + ": no free aligned block of " + gpus + " GPUs on pool inference ("
+                        + ((PlacementResult.Unschedulable) trial.result()).message() + "); retry later or request fewer GPUs",
+                        warnings, "no_free_clique");
+            }
+            int idx = al.state().indexOf(p.node());
+            NodeInfo n = al.state().node(idx);
+            long free = al.state().freeMask(idx);
+            int after = before - FleetView.free8Cliques(n, free) + FleetView.free8Cliques(n, free & ~p.gpuMask());
+            if (after < config.reserveFree8Cliques()) {
+                return Decision.deny(c.workloadClass(), who + " would leave " + after + " free 8-GPU NVLink domains on pool"
+                        + " inference, below the reserve of " + config.reserveFree8Cliques() + " kept for TP 8; request at most "
+                        + Math.max(1, gpus / 2) + " GPUs or retry later", warnings, "reserve");
+            }
+            Allocator.Outcome o = commit ? al.place(pr, false, now) : trial;
+            PlacementResult.Placed placed = (PlacementResult.Placed) o.result();
+            Pod m = policy.copy(req.pod());
+            PodEdits.pinToNode(m, placed.node());
+            PodEdits.annotate(m, AceKeys.RESERVATION, ReservationJson.write(policy.mapper(), o.reservation()));
+            String text = "reserved aligned GPUs " + PodPolicy.joined(placed.gpus()) + " on " + placed.node() + " for " + who
+                    + "; " + after + " free 8-GPU NVLink domains left";
+            PodEdits.annotate(m, AceKeys.DECISION, text);
+            return new Decision(Decision.Verdict.MUTATE, c.workloadClass(), m, text, warnings,
+                    commit ? o.reservation() : null, "placed", "none");
+        });
+    }
+
+    private static String aligned(int domain) {
+        StringBuilder b = new StringBuilder();
+        for (int s = 2; s <= domain; s <<= 1) b.append(b.length() == 0 ? "" : s * 2 > domain ? " or " : ", ").append(s);
+        return b.length() == 0 ? "1" : b.toString();
+    }
+}

@@ -1,0 +1,63 @@
+package dev.ace.binpacker.admission;
+
+import dev.ace.binpacker.placement.ClusterState;
+import dev.ace.binpacker.placement.NodeConstraints;
+import dev.ace.binpacker.placement.NodeInfo;
+import dev.ace.binpacker.placement.Pool;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/** Questions about the node set that the policy asks before calling the packer. Call under the allocator lock. */
+final class FleetView {
+    private FleetView() {}
+
+    /** GPU nodes of a pool that the pod's own nodeSelector, affinity and tolerations allow. */
+    static List<NodeInfo> allowed(ClusterState s, Pool pool, NodeConstraints c, boolean checkTaints) {
+        List<NodeInfo> out = new ArrayList<>();
+        for (int i = 0; i < s.capacity(); i++) {
+            NodeInfo n = s.node(i);
+            if (n == null || n.gpuCount() == 0 || (pool != null && n.pool() != pool)) continue;
+            if (!c.selects(n.labels())) continue;
+            if (checkTaints && !c.toleratesAll(n.taints())) continue;
+            out.add(n);
+        }
+        return out;
+    }
+
+    /** Resources offered by the slicing nodes the pod may be narrowed to (ACE adds the pool toleration itself). */
+    static Set<SlicingOffer> slicingOffers(ClusterState s, NodeConstraints c) {
+        Set<SlicingOffer> offers = new LinkedHashSet<>();
+        for (int i = 0; i < s.capacity(); i++) {
+            NodeInfo n = s.node(i);
+            if (n == null || n.pool() != Pool.SLICING || !c.selects(n.labels())) continue;
+            offers.addAll(SlicingOffer.of(n.labels()));
+        }
+        return offers;
+    }
+
+    /** Largest NVLink clique over the given nodes' boards. */
+    static int domainSize(List<NodeInfo> nodes) {
+        int d = 1;
+        for (NodeInfo n : nodes) if (n.board() != null) d = Math.max(d, n.board().largestClique());
+        return d;
+    }
+
+    /** Free aligned 8-GPU cliques on the inference pool (the capacity kept for the largest TP groups). */
+    static int free8Cliques(ClusterState s) {
+        int count = 0;
+        for (int i = 0; i < s.capacity(); i++) {
+            NodeInfo n = s.node(i);
+            if (n == null || n.pool() != Pool.INFERENCE || n.board() == null) continue;
+            count += free8Cliques(n, s.freeMask(i));
+        }
+        return count;
+    }
+
+    static int free8Cliques(NodeInfo n, long free) {
+        int count = 0;
+        for (long b : n.board().alignedBlocks(8)) if ((free & b) == b) count++;
+        return count;
+    }
+}

@@ -1,0 +1,42 @@
+package dev.ace.binpacker.cluster;
+
+import dev.ace.binpacker.observability.Readiness;
+import dev.ace.binpacker.placement.Allocator;
+import dev.ace.binpacker.placement.ClusterState;
+import dev.ace.binpacker.placement.NodeInfo;
+import dev.ace.binpacker.placement.PackerConfig;
+import dev.ace.binpacker.placement.ReservationStore;
+import java.util.List;
+
+/**
+ * The live allocator (cluster snapshot + ledger) the webhook decides against. Replaced whole when
+ * the inventory is (re)loaded, so a reload never mixes two views of the cluster.
+ */
+public final class Fleet {
+    public static final String INVENTORY = "inventory";
+
+    private final Readiness readiness;
+    private volatile Allocator allocator;
+    private volatile ReservationStore store = ReservationStore.IN_MEMORY;
+
+    public Fleet(Readiness readiness) {
+        this.readiness = readiness;
+        this.allocator = new Allocator(new ClusterState(), PackerConfig.defaults());
+        readiness.expect(INVENTORY);
+    }
+
+    public Allocator allocator() { return allocator; }
+
+    /** Where reservations are shared between replicas from the next {@link #load} on (in-cluster: ledger ConfigMaps). */
+    public void useStore(ReservationStore store) { this.store = store; }
+
+    /** A fresh allocator over these nodes, everything free; ready from now on. */
+    public synchronized Allocator load(List<NodeInfo> nodes) {
+        ClusterState state = new ClusterState();
+        for (NodeInfo n : nodes) state.upsert(n);
+        Allocator a = new Allocator(state, PackerConfig.defaults(), store);
+        this.allocator = a;
+        readiness.ready(INVENTORY, true);
+        return a;
+    }
+}

@@ -1,0 +1,17 @@
+package dev.ace.binpacker.observability;
+
+/** Prometheus names from DESIGN.md "Metrics" (Micrometer adds {@code _total} and {@code _seconds} suffixes itself). */
+public final class MetricNames {
+    private MetricNames() {}
+
+    public static final String ADMISSION_REQUESTS = "ace_admission_requests";
+    public static final String ADMISSION_DURATION = "ace_admission_duration";
+    public static final String PLACEMENT_DECISIONS = "ace_placement_decisions";
+    public static final String PLACEMENT_DECISION_DURATION = "ace_placement_decision";
+    public static final String NVLINK_DOMAINS = "ace_nvlink_domains";
+    public static final String GPUS = "ace_gpus";
+    public static final String FRAGMENTATION_RATIO = "ace_fragmentation_ratio";
+    public static final String PENDING_TP_DEMAND = "ace_pending_tp_demand";
+    public static final String LEDGER_CONFLICTS = "ace_ledger_conflicts";
+    public static final String RESERVATIONS_EXPIRED = "ace_reservations_expired";
+}

@@ -1,0 +1,30 @@
+package dev.ace.binpacker.observability;
+
+/**
+ * Everything ACE counts, behind an interface so that pure code and unit tests run with {@link #NOOP}.
+ * Label values are bounded enums or small fixed vocabularies: never a pod, namespace or node name.
+ */
+public interface Metrics {
+    /** One admission request answered ({@code ace_admission_requests_total}, {@code ace_admission_duration_seconds}). */
+    void admission(String webhook, String operation, String outcome, boolean dryRun, long nanos);
+
+    /** One placement decision ({@code ace_placement_decisions_total}, {@code ace_placement_decision_seconds}). */
+    void decision(String workloadClass, String result, String reason, long nanos);
+
+    /** Pods waiting for a clique of size {@code tp} right now ({@code ace_pending_tp_demand}). */
+    void pendingTpDemand(int tp, int waiting);
+
+    /** A reservation refused because the GPUs were already taken ({@code ace_ledger_conflicts_total}). */
+    void ledgerConflict();
+
+    /** A pending reservation whose pod never appeared ({@code ace_reservations_expired_total}). */
+    void reservationExpired();
+
+    Metrics NOOP = new Metrics() {
+        @Override public void admission(String webhook, String operation, String outcome, boolean dryRun, long nanos) {}
+        @Override public void decision(String workloadClass, String result, String reason, long nanos) {}
+        @Override public void pendingTpDemand(int tp, int waiting) {}
+        @Override public void ledgerConflict() {}
+        @Override public void reservationExpired() {}
+    };
+}

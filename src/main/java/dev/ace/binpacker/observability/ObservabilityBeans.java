@@ -1,0 +1,18 @@
+package dev.ace.binpacker.observability;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Singleton;
+
+/** CDI producers: one {@link Readiness}, and {@link Metrics} backed by Micrometer. */
+@ApplicationScoped
+public class ObservabilityBeans {
+    @Produces
+    @Singleton
+    Readiness readiness() { return new Readiness(); }
+
+    @Produces
+    @Singleton
+    MicrometerMetrics metrics(MeterRegistry registry) { return new MicrometerMetrics(registry); }
+}

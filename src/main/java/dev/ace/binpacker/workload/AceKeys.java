@@ -1,0 +1,38 @@
+package dev.ace.binpacker.workload;
+
+/** Every label, annotation, resource and gate name ACE reads or writes, in one place (DESIGN.md "Interfaces"). */
+public final class AceKeys {
+    private AceKeys() {}
+
+    public static final String PREFIX = "ace.dev/";
+
+    /** Pod label (input): overrides classification. */
+    public static final String WORKLOAD_CLASS = PREFIX + "workload-class";
+    /** Pod annotation (input): overrides TP detection. */
+    public static final String TENSOR_PARALLEL = PREFIX + "tensor-parallel";
+    /** Pod annotation (input): memory need of a sub-GPU pod; sizes the MIG profile. */
+    public static final String GPU_MEMORY = PREFIX + "gpu-memory";
+    /** Pod annotation (output): the reserved clique as JSON. */
+    public static final String RESERVATION = PREFIX + "reservation";
+    /** Pod annotation (output): what was done and why. */
+    public static final String DECISION = PREFIX + "decision";
+    /** Pod annotation (output): original resource of a quarantined pod. */
+    public static final String REWRITTEN_FROM = PREFIX + "rewritten-from";
+    /** Namespace label: enforce (default), warn, audit, exempt. */
+    public static final String POLICY = PREFIX + "policy";
+    /** Node label: inference or slicing; unlabelled nodes are general. */
+    public static final String POOL = PREFIX + "pool";
+    /** Node annotation: nvidia-smi topo -m text written by the node agent. */
+    public static final String TOPOLOGY = PREFIX + "topology";
+    /** Scheduling gate of a TP pod waiting for a free clique. */
+    public static final String GATE = PREFIX + "waiting-for-clique";
+
+    public static final String GPU = "nvidia.com/gpu";
+    public static final String GPU_SHARED = "nvidia.com/gpu.shared";
+    public static final String MIG_PREFIX = "nvidia.com/mig-";
+    public static final String MIG_STRATEGY = "nvidia.com/mig.strategy";
+    public static final String SHARING_STRATEGY = "nvidia.com/gpu.sharing-strategy";
+    public static final String GPU_PRODUCT = "nvidia.com/gpu.product";
+    public static final String GPU_COUNT = "nvidia.com/gpu.count";
+    public static final String HOSTNAME = "kubernetes.io/hostname";
+}

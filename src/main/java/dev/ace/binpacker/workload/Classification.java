@@ -1,0 +1,27 @@
+package dev.ace.binpacker.workload;
+
+import dev.ace.binpacker.placement.WorkloadClass;
+import java.util.List;
+
+/**
+ * What a pod is, as far as placement cares.
+ *
+ * @param workloadClass  the class (UNKNOWN when nothing gave it away)
+ * @param kind           a finer human word: server, embedding-server, evaluation, quantisation, notebook, job, rank...
+ * @param evidence       why: "label", "image vllm/vllm-openai", "owner Job", ...
+ * @param gpus           whole GPUs the pod asks for (effective count)
+ * @param tp             tensor-parallel degree of this pod's GPUs (1 when none)
+ * @param nnodes         nodes the TP group spans (1 unless a multi-node rank)
+ * @param gpuMemoryMiB   the {@code ace.dev/gpu-memory} annotation in MiB, 0 when absent
+ * @param alreadySliced  the pod already asks for a MIG or MPS resource
+ * @param notes          things a user should hear about (wrong TP flags, assumptions), each short
+ */
+public record Classification(WorkloadClass workloadClass, String kind, String evidence, int gpus, int tp, int nnodes,
+                             long gpuMemoryMiB, boolean alreadySliced, List<String> notes) {
+    public Classification {
+        notes = List.copyOf(notes);
+    }
+
+    /** A rank of a TP group that spans several nodes (one or a few GPUs per pod). */
+    public boolean multiNodeRank() { return nnodes > 1; }
+}

@@ -1,0 +1,212 @@
+package dev.ace.binpacker.workload;
+
+import dev.ace.binpacker.placement.WorkloadClass;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
+
+/**
+ * Pod -> {@link Classification}. Conservative (DESIGN "Classification is conservative"): explicit
+ * label, then owner kind, notebook signs, embedding servers, LLM servers; anything else is UNKNOWN.
+ * Pure over the fabric8 model: no I/O, no clock.
+ */
+public final class Classifier {
+    static final Set<String> TP_FLAGS = Set.of("--tensor-parallel-size", "--tensor_parallel_size", "-tp", "--tp",
+            "--tp-size", "--tp_size", "--num-shard", "--num_shard");
+    static final Set<String> NNODES_FLAGS = Set.of("--nnodes", "--num-nodes", "--num_nodes", "--nnodes_per_replica");
+    static final List<String> TP_ENV = List.of("NUM_SHARD", "TENSOR_PARALLEL_SIZE", "TP_SIZE");
+    private static final Set<String> EMBED_TASKS = Set.of("embed", "embedding", "score", "classify", "reward");
+
+    private Classifier() {}
+
+    public static Classification classify(Pod pod) throws InvalidPodException {
+        GpuCount count = GpuCount.of(pod);
+        List<String> notes = new ArrayList<>();
+        Map<String, String> labels = labels(pod);
+        Map<String, String> annotations = annotations(pod);
+        List<CommandLine> lines = commandLines(pod);
+
+        WorkloadClass cls;
+        String kind;
+        String evidence;
+        Optional<WorkloadClass> explicit = WorkloadClass.fromLabel(labels.get(AceKeys.WORKLOAD_CLASS));
+        if (labels.containsKey(AceKeys.WORKLOAD_CLASS) && explicit.isEmpty()) {
+            notes.add("label " + AceKeys.WORKLOAD_CLASS + "=" + labels.get(AceKeys.WORKLOAD_CLASS) + " is not a class; ignored");
+        }
+        String owner = batchOwner(pod, labels);
+        if (explicit.isPresent()) {
+            cls = explicit.get();
+            kind = isEmbedding(lines) || server(lines) != null ? "server" : cls.label();
+            evidence = "label " + AceKeys.WORKLOAD_CLASS;
+        } else if (owner != null) {
+            cls = WorkloadClass.BATCH;
+            kind = batchKind(lines);
+            evidence = "owner " + owner;
+        } else if (isNotebook(labels, lines)) {
+            cls = WorkloadClass.INTERACTIVE;
+            kind = "notebook";
+            evidence = "notebook labels/image";
+        } else if (isEmbedding(lines)) {
+            cls = WorkloadClass.EMBEDDING;
+            kind = "server";
+            evidence = "embedding server " + server(lines);
+        } else if (server(lines) != null) {
+            cls = WorkloadClass.INFERENCE;
+            kind = "server";
+            evidence = "LLM server " + server(lines);
+        } else {
+            cls = WorkloadClass.UNKNOWN;
+            kind = "unknown";
+            evidence = "no label, owner, notebook sign or known server";
+        }
+
+        int nnodes = 1;
+        for (CommandLine l : lines) {
+            OptionalInt n = l.intFlag(NNODES_FLAGS);
+            if (n.isPresent() && n.getAsInt() > nnodes) nnodes = n.getAsInt();
+        }
+        int tp = tensorParallel(annotations, lines, count.effective(), nnodes, notes);
+        if (nnodes > 1 && cls == WorkloadClass.UNKNOWN && server(lines) != null) cls = WorkloadClass.INFERENCE;
+        if (nnodes > 1 && cls == WorkloadClass.INFERENCE) kind = "rank";
+        long memory = gpuMemoryMiB(annotations);
+        return new Classification(cls, kind, evidence, count.effective(), tp, nnodes, memory, count.alreadySliced(), notes);
+    }
+
+    /** TP of this pod's GPUs: the annotation, else flags/env, else the GPU count for a single-node group. */
+    private static int tensorParallel(Map<String, String> annotations, List<CommandLine> lines, int gpus, int nnodes,
+                                      List<String> notes) throws InvalidPodException {
+        String a = annotations.get(AceKeys.TENSOR_PARALLEL);
+        if (a != null) {
+            try {
+                int v = Integer.parseInt(a.trim());
+                if (v >= 1 && v <= GpuCount.MAX_GPUS_PER_POD) return v;
+            } catch (NumberFormatException e) {
+                // falls through to the error below
+            }
+            throw new InvalidPodException("metadata.annotations[\"" + AceKeys.TENSOR_PARALLEL + "\"]",
+                    "'" + a + "' is not a tensor-parallel degree (1.." + GpuCount.MAX_GPUS_PER_POD + ")");
+        }
+        OptionalInt flag = OptionalInt.empty();
+        for (CommandLine l : lines) {
+            OptionalInt f = l.intFlag(TP_FLAGS);
+            if (f.isPresent()) flag = f;
+            for (String env : TP_ENV) {
+                if (flag.isEmpty() && l.env(env) != null) {
+                    try {
+                        flag = OptionalInt.of(Integer.parseInt(l.env(env).trim()));
+                    } catch (NumberFormatException e) {
+                        // a templated value is not evidence
+                    }
+                }
+            }
+        }
+        if (flag.isEmpty()) return Math.max(1, gpus);
+        int tp = flag.getAsInt();
+        if (nnodes > 1) {
+            // --tp 2 --nnodes 2: the group's TP is split across pods; this pod holds its own GPUs whole.
+            return Math.max(1, gpus);
+        }
+        if (gpus > 0 && tp != gpus) {
+            notes.add("TP " + tp + " but " + gpus + " GPUs requested; kept the " + gpus + " GPUs together");
+            return Math.max(1, gpus);
+        }
+        return Math.max(1, tp);
+    }
+
+    private static long gpuMemoryMiB(Map<String, String> annotations) throws InvalidPodException {
+        String v = annotations.get(AceKeys.GPU_MEMORY);
+        if (v == null) return 0;
+        String field = "metadata.annotations[\"" + AceKeys.GPU_MEMORY + "\"]";
+        try {
+            BigDecimal bytes = Quantity.getAmountInBytes(new Quantity(v.trim()));
+            if (bytes.signum() <= 0) throw new InvalidPodException(field, "'" + v + "' must be a positive memory size such as 12Gi");
+            return bytes.divide(BigDecimal.valueOf(1024L * 1024L), java.math.RoundingMode.CEILING).longValueExact();
+        } catch (IllegalArgumentException | ArithmeticException e) {
+            throw new InvalidPodException(field, "'" + v + "' is not a memory size such as 12Gi");
+        }
+    }
+
+    private static String batchOwner(Pod pod, Map<String, String> labels) {
+        if (pod.getMetadata() != null && pod.getMetadata().getOwnerReferences() != null) {
+            for (OwnerReference o : pod.getMetadata().getOwnerReferences()) {
+                if ("Job".equals(o.getKind()) || "CronJob".equals(o.getKind())) return o.getKind();
+            }
+        }
+        if (labels.containsKey("batch.kubernetes.io/job-name") || labels.containsKey("job-name")) return "Job";
+        return null;
+    }
+
+    private static boolean isNotebook(Map<String, String> labels, List<CommandLine> lines) {
+        if (labels.containsKey("notebook-name") || "singleuser-server".equals(labels.get("component"))) return true;
+        String app = labels.getOrDefault("app", "") + labels.getOrDefault("app.kubernetes.io/name", "");
+        if (app.contains("jupyter") || app.contains("notebook")) return true;
+        for (CommandLine l : lines) {
+            if (l.image().contains("jupyter") || l.image().contains("notebook") || l.hasToken("jupyter")
+                    || l.hasToken("jupyterhub-singleuser") || l.hasToken("start-notebook.sh")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean isEmbedding(List<CommandLine> lines) {
+        for (CommandLine l : lines) {
+            if (l.image().contains("text-embeddings-inference") || l.image().contains("infinity")
+                    || l.hasToken("text-embeddings-router") || l.hasToken("infinity_emb")
+                    || l.hasToken("--is-embedding")) {
+                return true;
+            }
+            String task = l.flagValue("--task");
+            if (task != null && EMBED_TASKS.contains(task)) return true;
+            if ("pooling".equals(l.flagValue("--runner"))) return true;
+        }
+        return false;
+    }
+
+    /** The LLM server a pod runs, or null. */
+    static String server(List<CommandLine> lines) {
+        for (CommandLine l : lines) {
+            if (l.image().contains("text-embeddings-inference") || l.hasToken("text-embeddings-router")) return "text-embeddings-inference";
+            if (l.image().contains("infinity") || l.hasToken("infinity_emb")) return "infinity";
+            if (l.mentions("sglang")) return "sglang";
+            if (l.mentions("tensorrt-llm", "tensorrt_llm", "tensorrtllm", "trtllm")) return "tensorrt-llm";
+            if (l.mentions("tritonserver")) return "triton";
+            if (l.mentions("text-generation-inference", "text-generation-launcher")) return "tgi";
+            if (l.mentions("vllm")) return "vllm";
+        }
+        return null;
+    }
+
+    private static String batchKind(List<CommandLine> lines) {
+        for (CommandLine l : lines) {
+            if (l.mentions("lm_eval", "lm-eval", "lighteval", "evaluate", "eval")) return "evaluation";
+            if (l.mentions("quantiz", "quantis", "gptq", "awq", "llmcompressor", "llm-compressor")) return "quantisation";
+        }
+        return "job";
+    }
+
+    private static List<CommandLine> commandLines(Pod pod) {
+        List<CommandLine> out = new ArrayList<>();
+        if (pod.getSpec() == null) return out;
+        if (pod.getSpec().getContainers() != null) {
+            for (Container c : pod.getSpec().getContainers()) out.add(CommandLine.of(c));
+        }
+        return out;
+    }
+
+    static Map<String, String> labels(Pod pod) {
+        return pod.getMetadata() == null || pod.getMetadata().getLabels() == null ? Map.of() : pod.getMetadata().getLabels();
+    }
+
+    static Map<String, String> annotations(Pod pod) {
+        return pod.getMetadata() == null || pod.getMetadata().getAnnotations() == null ? Map.of() : pod.getMetadata().getAnnotations();
+    }
+}

@@ -1,0 +1,56 @@
+package dev.ace.binpacker.workload;
+
+import dev.ace.binpacker.placement.LabelRequirement;
+import dev.ace.binpacker.placement.NodeConstraints;
+import dev.ace.binpacker.placement.Toleration;
+import io.fabric8.kubernetes.api.model.NodeSelector;
+import io.fabric8.kubernetes.api.model.NodeSelectorRequirement;
+import io.fabric8.kubernetes.api.model.NodeSelectorTerm;
+import io.fabric8.kubernetes.api.model.Pod;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/** A pod's own nodeSelector, required node affinity and tolerations as {@link NodeConstraints}. */
+public final class PodConstraints {
+    private PodConstraints() {}
+
+    public static NodeConstraints of(Pod pod) {
+        if (pod.getSpec() == null) return NodeConstraints.NONE;
+        Map<String, String> selector = pod.getSpec().getNodeSelector();
+        List<List<LabelRequirement>> terms = new ArrayList<>();
+        NodeSelector required = requiredTerms(pod);
+        if (required != null && required.getNodeSelectorTerms() != null) {
+            for (NodeSelectorTerm t : required.getNodeSelectorTerms()) {
+                List<LabelRequirement> term = new ArrayList<>();
+                if (t.getMatchExpressions() != null) {
+                    for (NodeSelectorRequirement r : t.getMatchExpressions()) {
+                        term.add(new LabelRequirement(r.getKey(), r.getOperator(), r.getValues()));
+                    }
+                }
+                if (t.getMatchFields() != null) {
+                    // matchFields only supports metadata.name; the hostname label carries the node name on every
+                    // kubelet-registered node, which is what the packer can see.
+                    for (NodeSelectorRequirement r : t.getMatchFields()) {
+                        term.add(new LabelRequirement(AceKeys.HOSTNAME, r.getOperator(), r.getValues()));
+                    }
+                }
+                terms.add(term);
+            }
+        }
+        List<Toleration> tolerations = new ArrayList<>();
+        if (pod.getSpec().getTolerations() != null) {
+            for (io.fabric8.kubernetes.api.model.Toleration t : pod.getSpec().getTolerations()) {
+                String op = t.getOperator() == null ? "Equal" : t.getOperator();
+                tolerations.add(new Toleration(t.getKey(), op, t.getValue(), t.getEffect()));
+            }
+        }
+        return new NodeConstraints(selector, terms, tolerations);
+    }
+
+    static NodeSelector requiredTerms(Pod pod) {
+        var a = pod.getSpec().getAffinity();
+        if (a == null || a.getNodeAffinity() == null) return null;
+        return a.getNodeAffinity().getRequiredDuringSchedulingIgnoredDuringExecution();
+    }
+}

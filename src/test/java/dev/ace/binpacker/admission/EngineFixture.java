@@ -1,0 +1,88 @@
+package dev.ace.binpacker.admission;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.flipkart.zjsonpatch.JsonPatch;
+import dev.ace.binpacker.observability.Metrics;
+import dev.ace.binpacker.placement.Allocator;
+import dev.ace.binpacker.placement.ClusterState;
+import dev.ace.binpacker.placement.NodeInfo;
+import dev.ace.binpacker.placement.PackerConfig;
+import dev.ace.binpacker.placement.Pool;
+import dev.ace.binpacker.placement.Taint;
+import dev.ace.binpacker.topology.GpuBoard;
+import io.fabric8.kubernetes.api.model.Pod;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** A small cluster and an engine over it, with helpers to post pods and apply the patch independently (zjsonpatch). */
+final class EngineFixture {
+    final ObjectMapper mapper = Json.newMapper();
+    final ReviewCodec codec = new ReviewCodec(mapper);
+    final Allocator allocator;
+    final PendingDemand pending = new PendingDemand(Metrics.NOOP);
+    final Map<String, NamespaceMode> modes = new HashMap<>();
+    final AtomicLong clock = new AtomicLong(1_000_000);
+    final AdmissionEngine engine;
+    private int uid;
+
+    EngineFixture(NodeInfo... nodes) {
+        ClusterState s = new ClusterState();
+        for (NodeInfo n : nodes) s.upsert(n);
+        allocator = new Allocator(s, PackerConfig.defaults());
+        PodPolicy policy = new PodPolicy(() -> allocator, PolicyConfig.defaults(), pending, mapper);
+        engine = new AdmissionEngine(policy, ns -> modes.getOrDefault(ns, NamespaceMode.ENFORCE), Metrics.NOOP, mapper, clock::get);
+    }
+
+    /** hgx-0, hgx-1 (inference), l40s-0 (general, PCIe only), mig-0 (slicing, MIG mixed). */
+    static EngineFixture small() {
+        return new EngineFixture(hgx("hgx-0"), hgx("hgx-1"), pcieNode("l40s-0", 4), migNode("mig-0"));
+    }
+
+    static NodeInfo hgx(String name) {
+        return new NodeInfo(name, Pool.INFERENCE, Map.of("kubernetes.io/hostname", name, "ace.dev/pool", "inference",
+                "nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3"), List.of(), TestBoards.hgx8(), "test", "NVIDIA-H100-80GB-HBM3", 0);
+    }
+
+    static NodeInfo pcieNode(String name, int gpus) {
+        return new NodeInfo(name, Pool.GENERAL, Map.of("kubernetes.io/hostname", name, "nvidia.com/gpu.product", "NVIDIA-L40S"),
+                List.of(), TestBoards.pcie(gpus), "test", "NVIDIA-L40S", 0);
+    }
+
+    static NodeInfo migNode(String name) {
+        Map<String, String> labels = new HashMap<>(Map.of("kubernetes.io/hostname", name, "ace.dev/pool", "slicing",
+                "nvidia.com/mig.strategy", "mixed", "nvidia.com/gpu.count", "8",
+                "nvidia.com/mig-1g.10gb.count", "16", "nvidia.com/mig-2g.20gb.count", "8", "nvidia.com/mig-3g.40gb.count", "8",
+                "nvidia.com/mig-7g.80gb.count", "0"));
+        labels.put("nvidia.com/mig-7g.80gb.count", "4");
+        return new NodeInfo(name, Pool.SLICING, labels, List.of(new Taint("ace.dev/pool", "slicing", "NoSchedule")),
+                TestBoards.hgx8(), "test", "NVIDIA-H100-80GB-HBM3", 0);
+    }
+
+    AdmissionRequest request(Pod pod, String namespace, boolean dryRun) {
+        JsonNode obj = mapper.valueToTree(pod);
+        return new AdmissionRequest("uid-" + (++uid), ReviewCodec.API_VERSION, "Pod", null, "CREATE", namespace,
+                pod.getMetadata().getName() == null ? "" : pod.getMetadata().getName(), dryRun, obj, pod);
+    }
+
+    AdmissionResult mutate(Pod pod) { return engine.mutate(request(pod, "ml", false)); }
+
+    /** The pod after the result's patch, applied by zjsonpatch to the object as sent. */
+    Pod patched(Pod original, AdmissionResult r) {
+        if (r.patch() == null) return original;
+        JsonNode out = codec.complete("u", ReviewCodec.API_VERSION, r);
+        byte[] patch = Base64.getDecoder().decode(out.path("response").path("patch").asText());
+        try {
+            JsonNode ops = mapper.readTree(patch);
+            JsonNode applied = JsonPatch.apply(ops, mapper.valueToTree(original));
+            return mapper.treeToValue(applied, Pod.class);
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    GpuBoard board(String node) { return allocator.state().node(allocator.state().indexOf(node)).board(); }
+}

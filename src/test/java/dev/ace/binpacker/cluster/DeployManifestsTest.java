@@ -1,0 +1,79 @@
+package dev.ace.binpacker.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+/** {@code kubectl kustomize deploy} and {@code webhook-config} render offline into what DESIGN promises. */
+class DeployManifestsTest {
+    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+
+    static List<JsonNode> render(String dir) throws Exception {
+        Process p;
+        try {
+            p = new ProcessBuilder("kubectl", "kustomize", dir).redirectErrorStream(true).start();
+        } catch (java.io.IOException e) {
+            Assumptions.abort("kubectl is not installed: " + e.getMessage());
+            return List.of();
+        }
+        byte[] out = p.getInputStream().readAllBytes();
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(0, p.exitValue(), new String(out, StandardCharsets.UTF_8));
+        List<JsonNode> docs = new ArrayList<>();
+        try (YAMLParser parser = new YAMLFactory().createParser(out)) {
+            var it = YAML.readValues(parser, JsonNode.class);
+            while (it.hasNext()) docs.add(it.next());
+        }
+        return docs;
+    }
+
+    static JsonNode kind(List<JsonNode> docs, String kind) {
+        return docs.stream().filter(d -> kind.equals(d.path("kind").asText())).findFirst()
+                .orElseThrow(() -> new AssertionError("no " + kind));
+    }
+
+    @Test
+    void deploy_renders_two_replicas_probed_on_the_management_port_behind_443() throws Exception {
+        assertTrue(new File("deploy/kustomization.yaml").exists());
+        List<JsonNode> docs = render("deploy");
+        JsonNode deployment = kind(docs, "Deployment");
+        assertEquals(2, deployment.at("/spec/replicas").asInt());
+        JsonNode c = deployment.at("/spec/template/spec/containers/0");
+        assertEquals("management", c.at("/readinessProbe/httpGet/port").asText());
+        assertEquals("/q/health/ready", c.at("/readinessProbe/httpGet/path").asText());
+        assertEquals(9000, c.at("/ports/1/containerPort").asInt());
+        JsonNode svc = kind(docs, "Service");
+        assertEquals(443, svc.at("/spec/ports/0/port").asInt());
+        assertEquals("https", svc.at("/spec/ports/0/targetPort").asText());
+        assertEquals(1, kind(docs, "PodDisruptionBudget").at("/spec/minAvailable").asInt());
+        String rules = kind(docs, "ClusterRole").at("/rules").toString();
+        assertTrue(rules.contains("patch") && rules.contains("watch") && rules.contains("namespaces"), rules);
+    }
+
+    @Test
+    void webhooks_are_v1_none_on_dry_run_with_cel_match_conditions_and_exempt_namespaces_skipped() throws Exception {
+        List<JsonNode> docs = render("webhook-config");
+        for (String k : new String[] {"MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"}) {
+            JsonNode w = kind(docs, k).at("/webhooks/0");
+            assertEquals("[\"v1\"]", w.path("admissionReviewVersions").toString());
+            assertEquals("NoneOnDryRun", w.path("sideEffects").asText());
+            assertTrue(w.path("timeoutSeconds").asInt() >= 1 && w.path("timeoutSeconds").asInt() <= 30);
+            assertFalse(w.path("failurePolicy").asText().isEmpty());
+            assertTrue(w.at("/matchConditions/0/expression").asText().contains("nvidia.com/gpu"));
+            assertTrue(w.at("/namespaceSelector").toString().contains("exempt"));
+        }
+        assertTrue(kind(docs, "ValidatingAdmissionPolicy").toString().contains("system:masters"));
+    }
+}

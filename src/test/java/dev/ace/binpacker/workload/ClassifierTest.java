@@ -1,0 +1,137 @@
+package dev.ace.binpacker.workload;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ace.binpacker.placement.WorkloadClass;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class ClassifierTest {
+
+    static Stream<Arguments> tpSpellings() {
+        return Stream.of(
+                Arguments.of("vllm/vllm-openai:v0.8.5", "[--model, m, --tensor-parallel-size, '4']", "4", 4),
+                Arguments.of("vllm/vllm-openai:v0.8.5", "[--model, m, --tensor-parallel-size=4]", "4", 4),
+                Arguments.of("lmsysorg/sglang:v0.4.6", "[python3, -m, sglang.launch_server, --tp, '2']", "2", 2),
+                Arguments.of("lmsysorg/sglang:v0.4.6", "[--tp-size, '8']", "8", 8),
+                Arguments.of("lmsysorg/sglang:v0.4.6", "[--tp=2]", "2", 2),
+                Arguments.of("vllm/vllm-openai:latest", "[-tp, '4']", "4", 4),
+                Arguments.of("ghcr.io/huggingface/text-generation-inference:3.0", "[--num-shard, '2']", "2", 2),
+                Arguments.of("nvcr.io/nvidia/tritonserver:24.08-trtllm-python-py3", "[--tp_size, '4']", "4", 4),
+                Arguments.of("python:3.11", "[sh, -c, 'pip install vllm && vllm serve m --tensor-parallel-size 8 --port 8000']", "8", 8));
+    }
+
+    @ParameterizedTest(name = "{0} {1} -> inference TP {3}")
+    @MethodSource("tpSpellings")
+    void every_tp_spelling_is_read(String image, String args, String gpus, int tp) throws Exception {
+        Classification c = Classifier.classify(Pods.gpuPod(image, args, gpus, null));
+        assertEquals(WorkloadClass.INFERENCE, c.workloadClass());
+        assertEquals(tp, c.tp());
+        assertEquals(Integer.parseInt(gpus), c.gpus());
+    }
+
+    @Test
+    void tgi_num_shard_env_gives_the_tp() throws Exception {
+        var pod = Pods.gpuPod("ghcr.io/huggingface/text-generation-inference:3.0", "[]", "4", """
+                """);
+        pod.getSpec().getContainers().get(0).setEnv(java.util.List.of(new io.fabric8.kubernetes.api.model.EnvVar("NUM_SHARD", "4", null)));
+        assertEquals(4, Classifier.classify(pod).tp());
+    }
+
+    @Test
+    void annotation_overrides_the_flags() throws Exception {
+        var pod = Pods.gpuPod("vllm/vllm-openai", "[--tp, '2']", "4", null);
+        pod.getMetadata().setAnnotations(java.util.Map.of(AceKeys.TENSOR_PARALLEL, "4"));
+        assertEquals(4, Classifier.classify(pod).tp());
+    }
+
+    static Stream<Arguments> classes() {
+        return Stream.of(
+                Arguments.of("ghcr.io/huggingface/text-embeddings-inference:1.5", "[--model-id, BAAI/bge-m3]", WorkloadClass.EMBEDDING),
+                Arguments.of("vllm/vllm-openai", "[--model, intfloat/e5-mistral-7b-instruct, --task, embed]", WorkloadClass.EMBEDDING),
+                Arguments.of("vllm/vllm-openai", "[--model, BAAI/bge-reranker-v2-m3, --runner, pooling]", WorkloadClass.EMBEDDING),
+                Arguments.of("michaelf34/infinity:0.0.70", "[v2, --model-id, BAAI/bge-small-en-v1.5]", WorkloadClass.EMBEDDING),
+                Arguments.of("quay.io/jupyter/pytorch-notebook:cuda12", "[]", WorkloadClass.INTERACTIVE),
+                Arguments.of("nvcr.io/nvidia/pytorch:24.05-py3", "[python, train.py]", WorkloadClass.UNKNOWN));
+    }
+
+    @ParameterizedTest(name = "{0} {1} -> {2}")
+    @MethodSource("classes")
+    void servers_and_notebooks_are_recognised(String image, String args, WorkloadClass expected) throws Exception {
+        assertEquals(expected, Classifier.classify(Pods.gpuPod(image, args, "1", null)).workloadClass());
+    }
+
+    @Test
+    void a_job_owner_makes_it_batch_and_an_eval_harness_an_evaluation() throws Exception {
+        var pod = Pods.gpuPod("vllm/vllm-openai", "[lm_eval, --model, vllm]", "1", null);
+        pod.getMetadata().setOwnerReferences(java.util.List.of(new io.fabric8.kubernetes.api.model.OwnerReferenceBuilder()
+                .withKind("Job").withName("eval").withApiVersion("batch/v1").withUid("u").build()));
+        Classification c = Classifier.classify(pod);
+        assertEquals(WorkloadClass.BATCH, c.workloadClass());
+        assertEquals("evaluation", c.kind());
+    }
+
+    @Test
+    void explicit_label_wins_over_everything() throws Exception {
+        var pod = Pods.gpuPod("quay.io/jupyter/pytorch-notebook", "[]", "2", null);
+        pod.getMetadata().setLabels(java.util.Map.of(AceKeys.WORKLOAD_CLASS, "batch", "notebook-name", "nb"));
+        assertEquals(WorkloadClass.BATCH, Classifier.classify(pod).workloadClass());
+    }
+
+    @Test
+    void a_rank_of_a_two_node_tp_group_is_inference_with_its_own_gpu() throws Exception {
+        Classification c = Classifier.classify(Pods.gpuPod("lmsysorg/sglang", "[--tp, '2', --nnodes, '2', --node-rank, '0']", "1", null));
+        assertEquals(WorkloadClass.INFERENCE, c.workloadClass());
+        assertTrue(c.multiNodeRank());
+        assertEquals(1, c.tp());
+        assertEquals(2, c.nnodes());
+    }
+
+    @Test
+    void gpus_sum_over_containers_and_init_containers_count_by_max() throws Exception {
+        var pod = Pods.yaml("""
+                apiVersion: v1
+                kind: Pod
+                metadata: {name: p}
+                spec:
+                  initContainers:
+                  - {name: i1, image: x, resources: {limits: {nvidia.com/gpu: 3}}}
+                  - {name: i2, image: x, resources: {limits: {nvidia.com/gpu: "1"}}}
+                  containers:
+                  - {name: a, image: x, resources: {limits: {nvidia.com/gpu: "1"}, requests: {nvidia.com/gpu: 1}}}
+                  - {name: b, image: x, resources: {limits: {nvidia.com/gpu: 1}}}
+                """);
+        assertEquals(3, GpuCount.of(pod).effective());
+    }
+
+    static Stream<Arguments> nonsense() {
+        return Stream.of(Arguments.of("'-1'"), Arguments.of("'0.5'"), Arguments.of("1e3"), Arguments.of("abc"), Arguments.of("500m"));
+    }
+
+    @ParameterizedTest(name = "nvidia.com/gpu: {0} is refused naming the field")
+    @MethodSource("nonsense")
+    void nonsense_quantities_name_the_field(String q) {
+        var pod = Pods.gpuPod("vllm/vllm-openai", "[]", q, null);
+        InvalidPodException e = assertThrows(InvalidPodException.class, () -> Classifier.classify(pod));
+        assertEquals("spec.containers[0].resources.limits[\"nvidia.com/gpu\"]", e.field());
+    }
+
+    @Test
+    void requests_differing_from_limits_are_refused() {
+        var pod = Pods.yaml("""
+                apiVersion: v1
+                kind: Pod
+                metadata: {name: p}
+                spec:
+                  containers:
+                  - {name: a, image: x, resources: {limits: {nvidia.com/gpu: 2}, requests: {nvidia.com/gpu: 1}}}
+                """);
+        InvalidPodException e = assertThrows(InvalidPodException.class, () -> Classifier.classify(pod));
+        assertEquals("spec.containers[0].resources.requests[\"nvidia.com/gpu\"]", e.field());
+    }
+}
