@@ -92,6 +92,7 @@ public final class SimulateCommand implements Command {
             if (report != null) {
                 Files.createDirectories(report);
                 Files.writeString(report.resolve("fleet.json"), doc);
+                Files.writeString(report.resolve("fleet-allocation.svg"), FleetReport.allocationSvg(rs));
             }
             return 0;
         }

@@ -135,7 +135,7 @@ public final class Packer {
             long bit = 1L << g;
             double tp = (free & bit) != 0 ? s.value(free, config.mix()) - s.value(free & ~bit, config.mix()) : 0;
             double d = tp * 1000 + frag.delta(state, i, bit, r.milliPerGpu(), r.cpuMilli());
-            if (d < bestDamage - 1e-9 || (Math.abs(d - bestDamage) <= 1e-9 && f < state.milliFree(i, Long.numberOfTrailingZeros(best)))) {
+            if (best == 0 || d < bestDamage - 1e-9 || (Math.abs(d - bestDamage) <= 1e-9 && f < state.milliFree(i, Long.numberOfTrailingZeros(best)))) {
                 best = bit;
                 bestDamage = d;
             }

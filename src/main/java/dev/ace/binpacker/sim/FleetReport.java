@@ -36,7 +36,27 @@ public final class FleetReport {
                 runs.stream().mapToInt(FleetResult::otherFailed).sum(), runs.stream().mapToDouble(FleetResult::meanAllocation).sum() / n,
                 runs.stream().mapToDouble(FleetResult::strandedGpus).sum() / n, runs.stream().mapToDouble(FleetResult::domainsClean).sum() / n,
                 runs.stream().mapToDouble(FleetResult::domainsFragmented).sum() / n, runs.stream().mapToDouble(FleetResult::domainsFull).sum() / n,
-                runs.stream().mapToInt(FleetResult::smallOnInference).sum(), nanos);
+                runs.stream().mapToInt(FleetResult::smallOnInference).sum(), nanos, meanCurve(runs));
+    }
+
+    private static double[] meanCurve(List<FleetResult> runs) {
+        int n = runs.stream().mapToInt(r -> r.allocationByHour().length).min().orElse(0);
+        double[] out = new double[n];
+        for (FleetResult r : runs) for (int h = 0; h < n; h++) out[h] += r.allocationByHour()[h] / runs.size();
+        return out;
+    }
+
+    /** GPU allocation over time (hours), one line per policy. */
+    public static String allocationSvg(List<FleetResult> rs) {
+        List<String> names = new ArrayList<>();
+        List<double[]> curves = new ArrayList<>();
+        int hours = 0;
+        for (FleetResult r : rs) {
+            names.add(r.policy());
+            curves.add(r.allocationByHour());
+            hours = Math.max(hours, r.allocationByHour().length - 1);
+        }
+        return SvgReport.lines("Protocol B: GPU allocation (%) over time (hours)", names, curves, 0, hours, 0, 100);
     }
 
     private static double micros(long[] sorted, double q) {

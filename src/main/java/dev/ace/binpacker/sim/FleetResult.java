@@ -11,7 +11,9 @@ package dev.ace.binpacker.sim;
  * @param strandedGpus       mean free GPUs with no free NVLink peer, on NVLink nodes
  * @param domainsClean       mean % of NVLink domains wholly free (fragmented and full likewise)
  * @param smallOnInference   non-TP pods placed on the inference pool
+ * @param allocationByHour   mean GPU allocation (%) of the arrivals in each hour of the trace
  */
 public record FleetResult(String policy, int tpPods, double tpFullBandwidthPct, int tpDegraded, int tpWaiting, int tpEverWaited,
                           int otherFailed, double meanAllocation, double strandedGpus, double domainsClean,
-                          double domainsFragmented, double domainsFull, int smallOnInference, long[] decisionNanos) {}
+                          double domainsFragmented, double domainsFull, int smallOnInference, long[] decisionNanos,
+                          double[] allocationByHour) {}

@@ -38,6 +38,9 @@ public final class ProtocolB {
         int decisions = 0, tpPods = 0, tpPlaced = 0, tpFull = 0, everWaited = 0, otherFailed = 0, smallOnInference = 0;
         double allocSum = 0, strandedSum = 0, clean = 0, frag = 0, full = 0;
         int samples = 0;
+        int hours = (int) (pods.get(pods.size() - 1).arrival() / 3600) + 1;
+        double[] byHour = new double[hours];
+        int[] inHour = new int[hours];
         for (FleetPod pod : pods) {
             boolean freed = false;
             while (!departures.isEmpty() && departures.peek().time() <= pod.arrival()) {
@@ -79,6 +82,9 @@ public final class ProtocolB {
             }
             double[] d = sample(ctx.state());
             allocSum += d[0];
+            int h = (int) (pod.arrival() / 3600);
+            byHour[h] += d[0];
+            inHour[h]++;
             strandedSum += d[1];
             clean += d[2];
             frag += d[3];
@@ -87,7 +93,13 @@ public final class ProtocolB {
         }
         return new FleetResult(policy, tpPods, tpPlaced == 0 ? 100 : 100.0 * tpFull / tpPlaced, tpPlaced - tpFull, waiting.size(), everWaited,
                 otherFailed, allocSum / samples, strandedSum / samples, clean / samples, frag / samples, full / samples,
-                smallOnInference, java.util.Arrays.copyOf(nanos, decisions));
+                smallOnInference, java.util.Arrays.copyOf(nanos, decisions), hourly(byHour, inHour));
+    }
+
+    private static double[] hourly(double[] sum, int[] count) {
+        double[] out = new double[sum.length];
+        for (int h = 0; h < sum.length; h++) out[h] = count[h] > 0 ? sum[h] / count[h] : h > 0 ? out[h - 1] : 0;
+        return out;
     }
 
     private static List<Pool> pools(FleetPod pod) {
