@@ -1,6 +1,5 @@
 package dev.ace.binpacker.placement;
 
-import java.util.Arrays;
 
 /**
  * The share of demand (in GPUs) that each block size takes: sizes 1, 2, 4, 8, 16, 32, 64.
@@ -47,10 +46,16 @@ public final class DemandMix {
             ewma[s] += alpha * (target - ewma[s]);
             mass += ewma[s];
         }
-        for (int s = 0; s < ewma.length; s++) ewma[s] /= mass;
-        double[] q = quantise(ewma);
-        if (!Arrays.equals(q, weights)) {
-            weights = q;
+        boolean moved = false;
+        for (int s = 0; s < ewma.length; s++) {
+            ewma[s] /= mass;
+            // Hysteresis: publish only when a share has moved a whole quantum from the published
+            // weight. Plain rounding flaps at a boundary under a steady mix, and every flap makes
+            // the packer rebuild its board tables (seen in the admission load run's allocation profile).
+            if (Math.abs(ewma[s] - weights[s]) >= QUANTUM) moved = true;
+        }
+        if (moved) {
+            weights = quantise(ewma);
             version++;
         }
     }

@@ -1,0 +1,38 @@
+package dev.ace.binpacker.placement;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+class DemandMixTest {
+    @Test
+    @DisplayName("A steady mix settles: weights stop changing, so board tables are not rebuilt")
+    void steadyMixSettles() {
+        DemandMix mix = DemandMix.inferenceDefault();
+        int[] stream = {2, 4, 8, 1, 1, 2, 4, 1, 2, 1};
+        for (int i = 0; i < 5000; i++) mix.observe(stream[i % stream.length]);
+        long settled = mix.version();
+        for (int i = 0; i < 5000; i++) mix.observe(stream[i % stream.length]);
+        assertEquals(settled, mix.version(), "weights kept flapping under an unchanged mix");
+    }
+
+    @Test
+    @DisplayName("The mix follows a real shift in demand")
+    void followsShift() {
+        DemandMix mix = DemandMix.inferenceDefault();
+        double before = mix.weight(DemandMix.slotOf(8));
+        for (int i = 0; i < 2000; i++) mix.observe(8);
+        assertTrue(mix.weight(DemandMix.slotOf(8)) > before + 0.3, "TP=8 share did not grow: " + mix);
+    }
+
+    @Test
+    @DisplayName("A frozen mix never moves")
+    void frozen() {
+        DemandMix mix = DemandMix.frozen(new double[]{1, 1, 1, 1, 0, 0, 0});
+        for (int i = 0; i < 100; i++) mix.observe(8);
+        assertEquals(0, mix.version());
+        assertEquals(0.26, mix.weight(0), 1e-9, "a quarter, on the 2 % grid (12.5 steps rounds up)");
+    }
+}
