@@ -24,6 +24,7 @@ public final class ClusterState {
     private int live;
     private final Map<String, Integer> byName = new HashMap<>();
     private long generation;
+    private long membership;
     private final List<Listener> listeners = new ArrayList<>();
 
     /** Told of every capacity change, so indexes can follow without rescanning. */
@@ -44,6 +45,7 @@ public final class ClusterState {
             if (old.gpuCount() != info.gpuCount()) resetCapacity(i, info);
             fire(i, before, freeMask[i]); // pool or board may have changed: indexes regroup the node
             version[i]++;
+            membership++;
             generation++;
             return i;
         }
@@ -53,6 +55,7 @@ public final class ClusterState {
         resetCapacity(i, info);
         byName.put(info.name(), i);
         live++;
+        membership++;
         generation++;
         fire(i, 0L, freeMask[i]);
         return i;
@@ -69,6 +72,7 @@ public final class ClusterState {
         cpuFree[i] = 0;
         version[i]++;
         live--;
+        membership++;
         generation++;
         fire(i, before, 0L);
         return true;
@@ -114,6 +118,9 @@ public final class ClusterState {
 
     /** Bumped on every change to the node, for compare-and-swap by callers. */
     public long version(int index) { return version[index]; }
+
+    /** Bumped when a node is added, replaced or removed (not on capacity changes): for caches of node facts. */
+    public long membershipVersion() { return membership; }
 
     /** Bumped on every change anywhere. */
     public long generation() { return generation; }
