@@ -76,4 +76,19 @@ class DeployManifestsTest {
         }
         assertTrue(kind(docs, "ValidatingAdmissionPolicy").toString().contains("system:masters"));
     }
+
+    @Test
+    void agent_daemonset_runs_on_gpu_nodes_with_its_node_name_and_may_only_get_and_patch_nodes() throws Exception {
+        List<JsonNode> docs = render("deploy/agent");
+        JsonNode ds = kind(docs, "DaemonSet");
+        JsonNode spec = ds.at("/spec/template/spec");
+        assertEquals("true", spec.at("/nodeSelector/nvidia.com~1gpu.present").asText());
+        JsonNode c = spec.at("/containers/0");
+        assertEquals("agent", c.at("/args/0").asText());
+        assertEquals("spec.nodeName", c.at("/env/0/valueFrom/fieldRef/fieldPath").asText());
+        assertEquals("NODE_NAME", c.at("/env/0/name").asText());
+        assertEquals("[{\"apiGroups\":[\"\"],\"resources\":[\"nodes\"],\"verbs\":[\"get\",\"patch\"]}]",
+                kind(docs, "ClusterRole").at("/rules").toString());
+        assertEquals("ace-system", ds.at("/metadata/namespace").asText());
+    }
 }
