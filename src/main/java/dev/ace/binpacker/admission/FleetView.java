@@ -61,7 +61,7 @@ final class FleetView {
         return d;
     }
 
-    /** Free aligned 8-GPU cliques on the inference pool (the capacity kept for the largest TP groups). */
+    /** Free 8-GPU cliques on the inference pool (the capacity kept for the largest TP groups), as the metrics count them. */
     static int free8Cliques(ClusterState s) {
         int count = 0;
         for (int i = 0; i < s.capacity(); i++) {
@@ -73,8 +73,6 @@ final class FleetView {
     }
 
     static int free8Cliques(NodeInfo n, long free) {
-        int count = 0;
-        for (long b : n.board().alignedBlocks(8)) if ((free & b) == b) count++;
-        return count;
+        return dev.ace.binpacker.placement.PoolStats.freeCliques(n, free, 8);
     }
 }

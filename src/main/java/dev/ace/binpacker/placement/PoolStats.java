@@ -48,7 +48,7 @@ public record PoolStats(Pool pool, int nodes, int gpus, int freeGpus, int strand
                     a[7] += Long.bitCount(f);
                 }
             }
-            if (n.gpuCount() >= 8) a[9] += countDisjointCliques(n, free, 8);
+            a[9] += freeCliques(n, free, 8);
         }
         Map<Pool, PoolStats> out = new EnumMap<>(Pool.class);
         for (Pool p : Pool.values()) {
@@ -58,8 +58,14 @@ public record PoolStats(Pool pool, int nodes, int gpus, int freeGpus, int strand
         return out;
     }
 
-    /** Free disjoint cliques of {@code size} GPUs on one node (greedy over the board's clique list). */
-    static int countDisjointCliques(NodeInfo n, long free, int size) {
+    /**
+     * Free disjoint NVLink cliques of {@code size} GPUs on one node: the one definition behind the
+     * {@code ace_nvlink_domains} figures and admission's reserve of free 8-cliques. Exact on
+     * all-to-all boards (a division); greedy over the board's clique list elsewhere.
+     */
+    public static int freeCliques(NodeInfo n, long free, int size) {
+        if (n.board() == null || n.gpuCount() < size) return 0;
+        if (n.board().isAllToAll()) return Long.bitCount(free) / size;
         int count = 0;
         long left = free;
         for (long q : n.board().cliques(size)) {
