@@ -19,11 +19,8 @@ public final class ClusterState {
     private long[] freeMask = new long[16];
     private int[][] milliFree = new int[16][];
     private long[] cpuFree = new long[16];
-    private long[] version = new long[16];
     private int size;
-    private int live;
     private final Map<String, Integer> byName = new HashMap<>();
-    private long generation;
     private long membership;
     private final List<Listener> listeners = new ArrayList<>();
 
@@ -44,9 +41,7 @@ public final class ClusterState {
             long before = freeMask[i];
             if (old.gpuCount() != info.gpuCount()) resetCapacity(i, info);
             fire(i, before, freeMask[i]); // pool or board may have changed: indexes regroup the node
-            version[i]++;
             membership++;
-            generation++;
             return i;
         }
         if (size == nodes.length) grow();
@@ -54,9 +49,7 @@ public final class ClusterState {
         nodes[i] = info;
         resetCapacity(i, info);
         byName.put(info.name(), i);
-        live++;
         membership++;
-        generation++;
         fire(i, 0L, freeMask[i]);
         return i;
     }
@@ -70,10 +63,7 @@ public final class ClusterState {
         freeMask[i] = 0;
         milliFree[i] = new int[0];
         cpuFree[i] = 0;
-        version[i]++;
-        live--;
         membership++;
-        generation++;
         fire(i, before, 0L);
         return true;
     }
@@ -92,14 +82,13 @@ public final class ClusterState {
         freeMask = Arrays.copyOf(freeMask, n);
         milliFree = Arrays.copyOf(milliFree, n);
         cpuFree = Arrays.copyOf(cpuFree, n);
-        version = Arrays.copyOf(version, n);
     }
 
     /** One past the highest node index (holes included). */
     public int capacity() { return size; }
 
     /** Nodes present now. */
-    public int liveNodes() { return live; }
+    public int liveNodes() { return byName.size(); }
 
     /** The node at an index, or null for a hole. */
     public NodeInfo node(int index) { return nodes[index]; }
@@ -116,14 +105,8 @@ public final class ClusterState {
 
     public long cpuFree(int index) { return cpuFree[index]; }
 
-    /** Bumped on every change to the node, for compare-and-swap by callers. */
-    public long version(int index) { return version[index]; }
-
     /** Bumped when a node is added, replaced or removed (not on capacity changes): for caches of node facts. */
     public long membershipVersion() { return membership; }
-
-    /** Bumped on every change anywhere. */
-    public long generation() { return generation; }
 
     /** True if every GPU of the mask has {@code milli} free, and the CPU fits. */
     public boolean fits(int index, long mask, int milli, long cpu) {
@@ -140,35 +123,21 @@ public final class ClusterState {
         return true;
     }
 
-    void take(int index, long mask, int milli, long cpu) {
-        long before = freeMask[index];
-        int[] m = milliFree[index];
-        long rest = mask;
-        while (rest != 0) {
-            int g = Long.numberOfTrailingZeros(rest);
-            rest &= rest - 1;
-            m[g] -= milli;
-            freeMask[index] &= ~(1L << g);
-        }
-        if (nodes[index].cpuMilli() > 0) cpuFree[index] -= cpu;
-        version[index]++;
-        generation++;
-        fire(index, before, freeMask[index]);
-    }
+    void take(int index, long mask, int milli, long cpu) { adjust(index, mask, -milli, -cpu); }
 
-    void give(int index, long mask, int milli, long cpu) {
+    void give(int index, long mask, int milli, long cpu) { adjust(index, mask, milli, cpu); }
+
+    /** Adds {@code milli} to every GPU of the mask (negative to take); a GPU is free when all 1000 are. */
+    private void adjust(int index, long mask, int milli, long cpu) {
         long before = freeMask[index];
         int[] m = milliFree[index];
-        long rest = mask;
-        while (rest != 0) {
+        for (long rest = mask; rest != 0; rest &= rest - 1) {
             int g = Long.numberOfTrailingZeros(rest);
-            rest &= rest - 1;
             m[g] += milli;
             if (m[g] >= 1000) freeMask[index] |= 1L << g;
+            else freeMask[index] &= ~(1L << g);
         }
         if (nodes[index].cpuMilli() > 0) cpuFree[index] += cpu;
-        version[index]++;
-        generation++;
         fire(index, before, freeMask[index]);
     }
 
