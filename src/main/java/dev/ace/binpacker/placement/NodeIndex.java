@@ -154,7 +154,8 @@ final class NodeIndex implements ClusterState.Listener {
         return new PlacementResult.Placed(state.node(bestNode).name(), bestNode, bestSet, false, null, bestDamage);
     }
 
-    private static int compare(int rank, double damage, int left, int bRank, double bDamage, int bLeft) {
+    /** The packer's order of candidates: pool preference, then damage, then the fuller node. Shared with {@link Packer}'s scan. */
+    static int compare(int rank, double damage, int left, int bRank, double bDamage, int bLeft) {
         if (rank != bRank) return rank < bRank ? -1 : 1;
         if (damage < bDamage - 1e-9) return -1;
         if (damage > bDamage + 1e-9) return 1;

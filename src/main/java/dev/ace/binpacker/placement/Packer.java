@@ -114,8 +114,8 @@ public final class Packer {
                 if (frag != null) damage = damage * 1000 + frag.delta(state, i, set, 1000, r.cpuMilli());
                 left = Long.bitCount(free) - r.gpus();
             }
-            if (rank < bestRank || (rank == bestRank && (damage < bestDamage - 1e-9
-                    || (Math.abs(damage - bestDamage) <= 1e-9 && left < bestLeft)))) {
+            // nodes are visited in index order, so only a strictly better candidate replaces the best
+            if (NodeIndex.compare(rank, damage, left, bestRank, bestDamage, bestLeft) < 0) {
                 bestNode = i; bestSet = set; bestDamage = damage; bestRank = rank; bestLeft = left;
             }
         }
@@ -165,7 +165,7 @@ public final class Packer {
         String domain = null;
         List<Long> domains = b.nvlinkDomains();
         for (int d = 0; d < domains.size(); d++) {
-            if ((domains.get(d) & set) == set && Long.bitCount(set) > 0) {
+            if ((domains.get(d) & set) == set) {
                 domain = "nvl" + d;
                 break;
             }
