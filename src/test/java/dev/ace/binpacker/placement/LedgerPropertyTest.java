@@ -2,13 +2,10 @@ package dev.ace.binpacker.placement;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.ace.binpacker.topology.GpuBoard;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -75,18 +72,6 @@ class LedgerPropertyTest {
     }
 
     private static void check(ClusterState state, Ledger ledger) {
-        Map<String, Long> held = new HashMap<>();
-        for (Reservation r : ledger.all()) {
-            long prior = held.getOrDefault(r.node(), 0L);
-            if ((prior & r.gpuMask()) != 0) fail("GPU held twice on " + r.node() + ": " + r);
-            held.put(r.node(), prior | r.gpuMask());
-        }
-        for (int i = 0; i < state.capacity(); i++) {
-            NodeInfo n = state.node(i);
-            long h = held.getOrDefault(n.name(), 0L);
-            long free = state.freeMask(i);
-            assertEquals(0, free & h, "a held GPU is also free on " + n.name());
-            assertEquals(n.board().allGpus(), free | h, "free + held != capacity on " + n.name());
-        }
+        LedgerInvariants.assertHold(state, ledger.all());
     }
 }

@@ -8,8 +8,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ace.binpacker.admission.PendingDemand;
 import dev.ace.binpacker.cluster.ClusterBootstrap;
 import dev.ace.binpacker.cluster.Fleet;
-import dev.ace.binpacker.placement.NodeInfo;
-import dev.ace.binpacker.placement.Reservation;
+import dev.ace.binpacker.placement.LedgerInvariants;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import java.net.URI;
@@ -17,9 +16,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -79,19 +76,7 @@ class ConcurrentAdmissionTest {
     private void assertLedgerInvariant(int placed) {
         fleet.allocator().read(a -> {
             assertEquals(placed, a.ledger().size());
-            Map<String, Long> held = new HashMap<>();
-            for (Reservation r : a.ledger().all()) {
-                long before = held.getOrDefault(r.node(), 0L);
-                assertEquals(0L, before & r.gpuMask(), "GPU handed out twice on " + r.node());
-                held.put(r.node(), before | r.gpuMask());
-            }
-            for (int i = 0; i < a.state().capacity(); i++) {
-                NodeInfo n = a.state().node(i);
-                if (n == null || n.board() == null) continue;
-                long h = held.getOrDefault(n.name(), 0L);
-                assertEquals(0L, h & a.state().freeMask(i), "held GPUs are not free on " + n.name());
-                assertEquals(n.board().allGpus(), h | a.state().freeMask(i), "free + held = capacity on " + n.name());
-            }
+            LedgerInvariants.assertHold(a.state(), a.ledger().all());
             return null;
         });
     }
