@@ -120,7 +120,8 @@ final class BackgroundPolicy {
                     + "-GPU NVLink domains of pool inference; request " + aligned(domain) + " GPUs (an aligned block)"
                     + " or 1 GPU for pool slicing", warnings, "fracturing"), null, null, 0, who);
         }
-        PlacementRequest pr = PlacementRequest.whole(req.uid(), c.workloadClass(), gpus, gpus, List.of(Pool.INFERENCE), constraints);
+        PlacementRequest pr = PlacementRequest.whole(req.uid(), c.workloadClass(), gpus, gpus, List.of(Pool.INFERENCE), constraints)
+                .ownedBy(PodPolicy.owner(req));
         int before = FleetView.free8Cliques(al.state());
         Allocator.Outcome trial = al.place(pr, true, now);
         if (!(trial.result() instanceof PlacementResult.Placed p)) {

@@ -114,7 +114,8 @@ public final class PodPolicy {
         Allocator a = allocator();
         boolean inferenceAllowed = a.read(al -> !FleetView.allowed(al.state(), Pool.INFERENCE, constraints, true).isEmpty());
         List<Pool> pools = inferenceAllowed ? List.of(Pool.INFERENCE) : List.of(Pool.GENERAL);
-        PlacementRequest pr = PlacementRequest.whole(req.uid(), c.workloadClass(), c.gpus(), Math.max(c.tp(), c.gpus()), pools, constraints);
+        PlacementRequest pr = PlacementRequest.whole(req.uid(), c.workloadClass(), c.gpus(), Math.max(c.tp(), c.gpus()), pools, constraints)
+                .ownedBy(owner(req));
         Allocator.Outcome o = a.place(pr, !commit, now);
         String what = describe(c);
         if (o.result() instanceof PlacementResult.Placed p) {
@@ -151,6 +152,12 @@ public final class PodPolicy {
             pending.add(new PendingDemand.Waiting(req.uid(), key, pr, prio == null ? 0 : prio, now));
         }
         return new Decision(Decision.Verdict.MUTATE, c.workloadClass(), m, text, warnings, null, "gated", reason);
+    }
+
+    /** Whom a reservation made by this admission request is for: the request, the pod's namespace and (generate)name. */
+    static Reservation.Owner owner(AdmissionRequest req) {
+        String name = req.name().isEmpty() ? req.pod().getMetadata().getGenerateName() : req.name();
+        return new Reservation.Owner(req.uid(), req.namespace(), name == null || name.isEmpty() ? null : name, null);
     }
 
     static String describe(Classification c) {

@@ -80,7 +80,7 @@ public final class Allocator {
             if (!dryRun) packer.observe(r);
             if (!(result instanceof PlacementResult.Placed p)) return new Outcome(result, null, false);
             Reservation res = new Reservation(r.id(), p.node(), p.gpuMask(), r.milliPerGpu(), r.cpuMilli(),
-                    r.tp(), p.domain() == null ? null : p.node() + "/" + p.domain(), nowMillis, true);
+                    r.tp(), p.domain() == null ? null : p.node() + "/" + p.domain(), nowMillis, true, r.owner());
             if (dryRun) return new Outcome(result, res, false);
             Ledger.Outcome o = ledger.reserve(res);
             if (o != Ledger.Outcome.RESERVED) {
@@ -128,6 +128,24 @@ public final class Allocator {
         }
         released.ifPresent(store::remove);
         return released;
+    }
+
+    /**
+     * The reservation that admission request {@code requestUid} made, if this replica holds it: how a
+     * reinvoked or retried admission, and /validate, recognise ACE's own reservation.
+     */
+    public Optional<Reservation> heldForRequest(String requestUid) {
+        if (requestUid == null) return Optional.empty();
+        synchronized (lock) {
+            return ledger.all().stream().filter(r -> requestUid.equals(r.owner().requestUid())).findFirst();
+        }
+    }
+
+    /** Pending (not yet confirmed) reservations made for pods of {@code namespace}. */
+    public int pendingIn(String namespace) {
+        synchronized (lock) {
+            return (int) ledger.all().stream().filter(r -> r.pending() && namespace.equals(r.owner().namespace())).count();
+        }
     }
 
     public Optional<Reservation> reservation(String id) {

@@ -14,9 +14,11 @@ import java.util.Objects;
  * @param constraints the pod's own nodeSelector, affinity and tolerations
  * @param cpuMilli    CPU the pod needs, 0 when not tracked
  * @param gpuModel    GPU product the pod is pinned to, null for any
+ * @param owner       whom a reservation made for this request belongs to ({@link Reservation.Owner#NONE} in trace replay)
  */
 public record PlacementRequest(String id, WorkloadClass workloadClass, int gpus, int milliPerGpu, int tp,
-                               List<Pool> pools, NodeConstraints constraints, long cpuMilli, String gpuModel) {
+                               List<Pool> pools, NodeConstraints constraints, long cpuMilli, String gpuModel,
+                               Reservation.Owner owner) {
     public PlacementRequest {
         Objects.requireNonNull(id, "id");
         workloadClass = workloadClass == null ? WorkloadClass.UNKNOWN : workloadClass;
@@ -26,6 +28,18 @@ public record PlacementRequest(String id, WorkloadClass workloadClass, int gpus,
         if (tp < 1) throw new IllegalArgumentException("tp must be >= 1, got " + tp);
         pools = pools == null || pools.isEmpty() ? List.of(Pool.values()) : List.copyOf(pools);
         constraints = constraints == null ? NodeConstraints.NONE : constraints;
+        owner = owner == null ? Reservation.Owner.NONE : owner;
+    }
+
+    /** A request with no recorded owner (trace replay, probes). */
+    public PlacementRequest(String id, WorkloadClass workloadClass, int gpus, int milliPerGpu, int tp,
+                            List<Pool> pools, NodeConstraints constraints, long cpuMilli, String gpuModel) {
+        this(id, workloadClass, gpus, milliPerGpu, tp, pools, constraints, cpuMilli, gpuModel, Reservation.Owner.NONE);
+    }
+
+    /** The same request on behalf of {@code owner}. */
+    public PlacementRequest ownedBy(Reservation.Owner o) {
+        return new PlacementRequest(id, workloadClass, gpus, milliPerGpu, tp, pools, constraints, cpuMilli, gpuModel, o);
     }
 
     /** Whole GPUs that must be pairwise NVLinked where the allowed nodes can offer that. */
