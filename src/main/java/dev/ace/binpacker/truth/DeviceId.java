@@ -32,7 +32,7 @@ public sealed interface DeviceId {
     /** Anything else (another vendor's plugin, a future shape): never guessed at. */
     record Other(String raw) implements DeviceId {}
 
-    Pattern REPLICA = Pattern.compile("^(.*)::(\\d+)$");
+    Pattern REPLICA = Pattern.compile("^(.*)::(\\d*)$");
     Pattern LEGACY_MIG = Pattern.compile("^MIG-(GPU-[0-9A-Fa-f-]+)(/\\d+/\\d+)?$");
     Pattern INDEX = Pattern.compile("^(\\d+)(?::(\\d+))?$");
 
@@ -43,7 +43,8 @@ public sealed interface DeviceId {
         Matcher rm = REPLICA.matcher(id);
         if (rm.matches()) {
             base = rm.group(1);
-            replica = Integer.parseInt(rm.group(2));
+            // "GPU-<uuid>::" with no number has been seen from older plugins; it names the GPU itself
+            replica = rm.group(2).isEmpty() ? -1 : Integer.parseInt(rm.group(2));
         }
         if (base.startsWith("GPU-") && base.length() > 4) return new Gpu(id, base, replica);
         if (base.startsWith("MIG-") && base.length() > 4) {
