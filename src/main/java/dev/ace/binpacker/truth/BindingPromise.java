@@ -16,7 +16,7 @@ import dev.ace.binpacker.topology.TopologyManagerPolicy;
  *       equivalent, so the pod's performance is what ACE planned whichever the kubelet picks. The
  *       kubelet enforces the NUMA alignment under Topology Manager {@code restricted} or
  *       {@code single-numa-node}; under {@code none} it is the device plugin's locality preference;</li>
- *   <li>{@link NodeOnly} "k GPUs on node X" otherwise: the indices and the NVLink clique are advisory.</li>
+ *   <li>{@link NodeOnly} "k GPUs on node X" otherwise, and for a single GPU: the indices and the NVLink clique are advisory.</li>
  * </ul>
  */
 public sealed interface BindingPromise {
@@ -45,13 +45,15 @@ public sealed interface BindingPromise {
     record NodeOnly(String node, long expected) implements BindingPromise {
         @Override public String text() {
             int k = Long.bitCount(expected);
-            return k + (k == 1 ? " GPU" : " GPUs") + " on " + node + " (expected " + list(expected) + ")";
+            return (k == 1 ? "a whole GPU" : k + " GPUs") + " on " + node + " (expected " + list(expected) + ")";
         }
     }
 
     /** What ACE can promise at admission for {@code set} on {@code board} of {@code node}. */
     static BindingPromise at(String node, GpuBoard board, TopologyManagerPolicy policy, long set) {
         if (set == board.allGpus()) return new Exact(node, set);
+        // one GPU: the device plugin hands out the first device it lists, whatever the NUMA node
+        if (Long.bitCount(set) == 1) return new NodeOnly(node, set);
         int numa = singleNuma(board, set);
         if (numa >= 0 && alikeWithin(board, numa)) return new NumaLocal(node, set, numa, policy.constrains());
         return new NodeOnly(node, set);
