@@ -17,10 +17,10 @@ class ArchitectureTest {
 
     @ArchTest
     static final ArchRule pure_core_uses_only_the_jdk = noClasses()
-            .that().resideInAnyPackage("..topology..", "..placement..")
+            .that().resideInAnyPackage("..topology..", "..placement..", "..truth..")
             .should().dependOnClassesThat().resideInAnyPackage(
                     "io.quarkus..", "io.fabric8..", "io.micrometer..", "jakarta..", "javax.enterprise..", "com.fasterxml..")
-            .because("topology and placement are pure JDK (DESIGN.md: thin edge, fat pure core)");
+            .because("topology, placement and truth (node reports, reconciliation) are pure JDK (DESIGN.md: thin edge, fat pure core)");
 
     @ArchTest
     static final ArchRule topology_does_not_know_placement = noClasses()

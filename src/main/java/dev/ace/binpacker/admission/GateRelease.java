@@ -6,6 +6,7 @@ import dev.ace.binpacker.placement.NodeConstraints;
 import dev.ace.binpacker.placement.PlacementRequest;
 import dev.ace.binpacker.placement.Pool;
 import dev.ace.binpacker.placement.Reservation;
+import dev.ace.binpacker.truth.BindingPromise;
 import dev.ace.binpacker.workload.AceKeys;
 import dev.ace.binpacker.workload.Classification;
 import dev.ace.binpacker.workload.Classifier;
@@ -36,8 +37,8 @@ public final class GateRelease {
     public static void release(Pod pod, Reservation r, ObjectMapper mapper) {
         PodEdits.pinToNode(pod, r.node());
         PodEdits.annotate(pod, AceKeys.RESERVATION, ReservationJson.write(mapper, r));
-        PodEdits.annotate(pod, AceKeys.DECISION, "released from " + AceKeys.GATE + ": reserved GPUs "
-                + PodPolicy.joined(r.gpus()) + " on " + r.node() + (r.domain() == null ? "" : " (NVLink clique " + r.domain() + ")"));
+        PodEdits.annotate(pod, AceKeys.DECISION, "released from " + AceKeys.GATE + ": reserved "
+                + new BindingPromise.NodeOnly(r.node(), r.gpuMask()).text() + (r.domain() == null ? "" : " (NVLink clique " + r.domain() + ")"));
         if (pod.getSpec().getSchedulingGates() != null) {
             List<io.fabric8.kubernetes.api.model.PodSchedulingGate> gates = new ArrayList<>(pod.getSpec().getSchedulingGates());
             gates.removeIf(g -> AceKeys.GATE.equals(g.getName()));

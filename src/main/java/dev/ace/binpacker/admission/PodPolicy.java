@@ -4,12 +4,14 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ace.binpacker.placement.Allocator;
 import dev.ace.binpacker.placement.Ledger;
 import dev.ace.binpacker.placement.NodeConstraints;
+import dev.ace.binpacker.placement.NodeInfo;
 import dev.ace.binpacker.placement.PlacementRequest;
 import dev.ace.binpacker.placement.PlacementResult;
 import dev.ace.binpacker.placement.Pool;
 import dev.ace.binpacker.placement.ReasonCode;
 import dev.ace.binpacker.placement.Reservation;
 import dev.ace.binpacker.placement.WorkloadClass;
+import dev.ace.binpacker.truth.BindingPromise;
 import dev.ace.binpacker.workload.AceKeys;
 import dev.ace.binpacker.workload.Classification;
 import dev.ace.binpacker.workload.Classifier;
@@ -122,8 +124,7 @@ public final class PodPolicy {
             Pod m = copy(req.pod());
             PodEdits.pinToNode(m, p.node());
             PodEdits.annotate(m, AceKeys.RESERVATION, ReservationJson.write(mapper, o.reservation()));
-            String gpus = joined(p.gpus());
-            String text = (c.gpus() == 1 ? "reserved whole GPU " : "reserved GPUs ") + gpus + " on " + p.node()
+            String text = "reserved " + promise(a, p).text()
                     + (c.gpus() > 1 && p.fullBandwidth() ? " (NVLink clique " + p.domain() + ")" : "") + " for " + what;
             if (c.gpus() > 1 && !p.fullBandwidth()) {
                 warnings.add("no NVLink clique of " + c.gpus() + " GPUs on the nodes this pod allows; got the best-connected set");
@@ -152,6 +153,16 @@ public final class PodPolicy {
             pending.add(new PendingDemand.Waiting(req.uid(), key, pr, prio == null ? 0 : prio, now));
         }
         return new Decision(Decision.Verdict.MUTATE, c.workloadClass(), m, text, warnings, null, "gated", reason);
+    }
+
+    /**
+     * What the decision text may promise about which GPUs (DESIGN "Truth and trust"): the kubelet
+     * picks the devices, so exact indices only where it has no choice (docs/topology.md).
+     */
+    static BindingPromise promise(Allocator a, PlacementResult.Placed p) {
+        NodeInfo n = p.nodeIndex() < 0 ? null : a.read(al -> al.state().node(p.nodeIndex()));
+        if (n == null || n.board() == null) return new BindingPromise.NodeOnly(p.node(), p.gpuMask());
+        return BindingPromise.at(p.node(), n.board(), n.topologyPolicy(), p.gpuMask());
     }
 
     /** Whom a reservation made by this admission request is for: the request, the pod's namespace and (generate)name. */

@@ -1,49 +1,121 @@
 package dev.ace.binpacker.cli;
 
+import dev.ace.binpacker.cluster.KubeletTopologyPolicy;
+import dev.ace.binpacker.cluster.NodeReportAgent;
+import dev.ace.binpacker.cluster.NodeReportJson;
+import dev.ace.binpacker.cluster.PodResourcesClient;
 import dev.ace.binpacker.cluster.TopologyAgent;
+import dev.ace.binpacker.topology.TopologyManagerPolicy;
+import dev.ace.binpacker.workload.AceKeys;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 
 /**
- * {@code agent [--node NAME] [--command "nvidia-smi topo -m"] [--interval 10m] [--once]}: the node
- * agent, run as a DaemonSet on GPU nodes (deploy/agent). Writes {@code ace.dev/topology} on its node.
+ * {@code agent}: the node agent, run as a DaemonSet on GPU nodes (deploy/agent). Writes
+ * {@code ace.dev/topology} (nvidia-smi topo -m) and {@code ace.dev/gpu-allocation} (which GPUs each
+ * pod really holds, from the kubelet PodResources API) on its own Node, and the label
+ * {@code ace.dev/topology-manager-policy}. Options in {@link #USAGE}; docs/topology.md explains them.
  */
 final class AgentCommand implements Command {
+    static final String USAGE = "usage: agent [--node NAME] [--once] [--nvidia-smi PATH] [--command \"nvidia-smi topo -m\"]"
+            + " [--pod-resources-socket PATH] [--no-pod-resources] [--kubelet-config PATH] [--topology-manager-policy POLICY]"
+            + " [--interval 10m] [--report-interval 10s] [--command-timeout 30s]";
+
+    /** Parsed options; defaults are the DaemonSet's (deploy/agent). */
+    record Options(String node, String nvidiaSmi, List<String> topologyCommand, Path socket, boolean podResources,
+                   Path kubeletConfig, TopologyManagerPolicy policy, Duration interval, Duration reportInterval,
+                   Duration timeout, boolean once) {
+        static Options parse(String[] args, String nodeFromEnv) {
+            String node = nodeFromEnv;
+            String nvidiaSmi = "nvidia-smi";
+            String command = null;
+            Path socket = Path.of("/var/lib/kubelet/pod-resources/kubelet.sock");
+            boolean podResources = true;
+            Path kubeletConfig = Path.of("/var/lib/kubelet/config.yaml");
+            TopologyManagerPolicy policy = null;
+            Duration interval = Duration.ofMinutes(10);
+            Duration reportInterval = Duration.ofSeconds(10);
+            Duration timeout = Duration.ofSeconds(30);
+            boolean once = false;
+            for (int i = 0; i < args.length; i++) {
+                switch (args[i]) {
+                    case "--node" -> node = value(args, ++i, "--node");
+                    case "--nvidia-smi" -> nvidiaSmi = value(args, ++i, "--nvidia-smi");
+                    case "--command" -> command = value(args, ++i, "--command");
+                    case "--pod-resources-socket" -> socket = Path.of(value(args, ++i, "--pod-resources-socket"));
+                    case "--no-pod-resources" -> podResources = false;
+                    case "--kubelet-config" -> kubeletConfig = Path.of(value(args, ++i, "--kubelet-config"));
+                    case "--topology-manager-policy" -> policy = TopologyManagerPolicy.parse(value(args, ++i, "--topology-manager-policy"));
+                    case "--interval" -> interval = parseInterval(value(args, ++i, "--interval"));
+                    case "--report-interval" -> reportInterval = parseInterval(value(args, ++i, "--report-interval"));
+                    case "--command-timeout" -> timeout = parseInterval(value(args, ++i, "--command-timeout"));
+                    case "--once" -> once = true;
+                    default -> throw new IllegalArgumentException("unknown option " + args[i]);
+                }
+            }
+            List<String> topo = command != null ? List.of("sh", "-c", command) : List.of(nvidiaSmi, "topo", "-m");
+            return new Options(node, nvidiaSmi, topo, socket, podResources, kubeletConfig, policy, interval, reportInterval, timeout, once);
+        }
+
+        /** The option if given, else the kubelet configuration file, else unknown. */
+        NodeReportAgent.PolicySource policySource() {
+            return () -> policy != null ? Optional.of(policy) : KubeletTopologyPolicy.read(kubeletConfig);
+        }
+    }
+
     @Override
     public int run(String[] args, PrintStream out, PrintStream err) throws Exception {
-        String node = System.getenv("NODE_NAME");
-        String command = "nvidia-smi topo -m";
-        Duration interval = Duration.ofMinutes(10);
-        boolean once = false;
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--node" -> node = value(args, ++i, "--node");
-                case "--command" -> command = value(args, ++i, "--command");
-                case "--interval" -> interval = parseInterval(value(args, ++i, "--interval"));
-                case "--once" -> once = true;
-                default -> {
-                    err.println("agent: unknown option " + args[i]);
-                    err.println("usage: agent [--node NAME] [--command \"nvidia-smi topo -m\"] [--interval 10m] [--once]");
-                    return 2;
+        Options o;
+        try {
+            o = Options.parse(args, System.getenv("NODE_NAME"));
+        } catch (IllegalArgumentException e) {
+            err.println("agent: " + e.getMessage());
+            err.println(USAGE);
+            return 2;
+        }
+        try (KubernetesClient client = new KubernetesClientBuilder().build();
+             PodResourcesClient kubelet = new PodResourcesClient(o.socket(), o.timeout())) {
+            TopologyAgent topology = new TopologyAgent(client, o.node(), o.topologyCommand(), o.timeout().toSeconds());
+            NodeReportAgent report = o.podResources()
+                    ? new NodeReportAgent(client, o.node(), o.nvidiaSmi(), kubelet, o.policySource(), o.timeout(), Clock.systemUTC()) : null;
+            long nextTopology = System.nanoTime();
+            while (true) {
+                boolean ok = true;
+                if (System.nanoTime() - nextTopology >= 0) {
+                    ok = round(() -> out.println("agent: " + topology.runOnce().name().toLowerCase() + " "
+                            + TopologyAgent.ANNOTATION + " on " + o.node()), err);
+                    nextTopology = System.nanoTime() + o.interval().toNanos();
                 }
+                if (report != null) {
+                    ok &= round(() -> {
+                        NodeReportAgent.Result r = report.runOnce();
+                        out.println("agent: " + r.name().toLowerCase() + " " + AceKeys.GPU_ALLOCATION + " on " + o.node()
+                                + (o.once() ? ": " + report.published().map(NodeReportJson::write).orElse("") : ""));
+                    }, err);
+                }
+                if (o.once()) return ok ? 0 : 1;
+                Thread.sleep(report == null ? o.interval().toMillis() : o.reportInterval().toMillis());
             }
         }
-        try (KubernetesClient client = new KubernetesClientBuilder().build()) {
-            TopologyAgent agent = new TopologyAgent(client, node, List.of("sh", "-c", command), 60);
-            while (true) {
-                try {
-                    TopologyAgent.Result r = agent.runOnce();
-                    out.println("agent: " + r.name().toLowerCase() + " " + TopologyAgent.ANNOTATION + " on " + node);
-                } catch (java.io.IOException e) {
-                    err.println("agent: " + e.getMessage());
-                    if (once) return 1;
-                }
-                if (once) return 0;
-                Thread.sleep(interval.toMillis());
-            }
+    }
+
+    private interface Round { void run() throws IOException, InterruptedException; }
+
+    /** One duty's round; an error is reported and the loop goes on (a DaemonSet restart would not fix a hung GPU). */
+    private static boolean round(Round r, PrintStream err) throws InterruptedException {
+        try {
+            r.run();
+            return true;
+        } catch (IOException e) {
+            err.println("agent: " + e.getMessage());
+            return false;
         }
     }
 
@@ -61,7 +133,7 @@ final class AgentCommand implements Command {
             if (t.endsWith("h")) return Duration.ofHours(Long.parseLong(t.substring(0, t.length() - 1)));
             return Duration.ofSeconds(Long.parseLong(t));
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("--interval takes 90s, 10m, 1h or seconds, got '" + s + "'");
+            throw new IllegalArgumentException("durations are 90s, 10m, 1h or seconds, got '" + s + "'");
         }
     }
 }

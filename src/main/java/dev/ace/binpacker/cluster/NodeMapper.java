@@ -3,6 +3,7 @@ package dev.ace.binpacker.cluster;
 import dev.ace.binpacker.placement.NodeInfo;
 import dev.ace.binpacker.placement.Pool;
 import dev.ace.binpacker.placement.Taint;
+import dev.ace.binpacker.topology.TopologyManagerPolicy;
 import dev.ace.binpacker.workload.AceKeys;
 import io.fabric8.kubernetes.api.model.Node;
 import java.util.ArrayList;
@@ -10,7 +11,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-/** A Kubernetes Node -> {@link NodeInfo}: pool label, taints, labels and the board from {@link BoardResolver}. */
+/**
+ * A Kubernetes Node -> {@link NodeInfo}: pool label, taints, labels, the board from {@link BoardResolver}
+ * and the kubelet's Topology Manager policy from the label the node agent sets (none when absent or unknown).
+ */
 public final class NodeMapper {
     private final BoardResolver boards;
 
@@ -30,6 +34,7 @@ public final class NodeMapper {
             for (var t : node.getSpec().getTaints()) taints.add(new Taint(t.getKey(), t.getValue(), t.getEffect()));
         }
         BoardResolver.Resolved r = boards.resolve(name, labels, annotations);
-        return new NodeInfo(name, Pool.fromLabel(labels.get(AceKeys.POOL)), labels, taints, r.board(), r.source(), r.gpuModel(), 0);
+        TopologyManagerPolicy policy = TopologyManagerPolicy.parseOrNone(labels.get(AceKeys.TOPOLOGY_MANAGER_POLICY));
+        return new NodeInfo(name, Pool.fromLabel(labels.get(AceKeys.POOL)), labels, taints, r.board(), r.source(), r.gpuModel(), 0, policy);
     }
 }

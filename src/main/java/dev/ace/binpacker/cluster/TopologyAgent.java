@@ -6,13 +6,9 @@ import dev.ace.binpacker.topology.TopologyParser;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The node agent: runs {@code nvidia-smi topo -m} on its own node and writes the output to the
@@ -21,7 +17,7 @@ import java.util.concurrent.TimeUnit;
  * an unchanged matrix is not rewritten, so a steady fleet makes no API writes.
  */
 public final class TopologyAgent {
-    public static final String ANNOTATION = "ace.dev/topology";
+    public static final String ANNOTATION = dev.ace.binpacker.workload.AceKeys.TOPOLOGY;
 
     /** What one round did. */
     public enum Result { WRITTEN, UNCHANGED }
@@ -71,25 +67,6 @@ public final class TopologyAgent {
     }
 
     private String runCommand() throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(command).redirectErrorStream(false).start();
-        byte[] out;
-        try (InputStream in = p.getInputStream()) {
-            out = readAll(in);
-        }
-        if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new IOException("'" + String.join(" ", command) + "' did not finish in " + timeoutSeconds + " s");
-        }
-        if (p.exitValue() != 0) {
-            String err = new String(readAll(p.getErrorStream()), StandardCharsets.UTF_8).trim();
-            throw new IOException("'" + String.join(" ", command) + "' exited with " + p.exitValue() + (err.isEmpty() ? "" : ": " + err));
-        }
-        return new String(out, StandardCharsets.UTF_8);
-    }
-
-    private static byte[] readAll(InputStream in) throws IOException {
-        ByteArrayOutputStream b = new ByteArrayOutputStream();
-        in.transferTo(b);
-        return b.toByteArray();
+        return CommandRunner.run(command, java.time.Duration.ofSeconds(timeoutSeconds));
     }
 }

@@ -20,6 +20,13 @@ public interface Metrics {
     /** A pending reservation whose pod never appeared ({@code ace_reservations_expired_total}). */
     void reservationExpired();
 
+    /**
+     * A difference the node's report showed between the ledger and the GPUs pods really hold
+     * ({@code ace_binding_drift_total{kind}}); {@code kind} is a {@code truth.Drift.Kind} label
+     * ({@code moved}, {@code not_a_clique}, {@code unseen_pod}, {@code unhealthy_gpu}, {@code displaced}).
+     */
+    default void bindingDrift(String kind) {}
+
     Metrics NOOP = new Metrics() {
         @Override public void admission(String webhook, String operation, String outcome, boolean dryRun, long nanos) {}
         @Override public void decision(String workloadClass, String result, String reason, long nanos) {}

@@ -1,6 +1,7 @@
 package dev.ace.binpacker.placement;
 
 import dev.ace.binpacker.topology.GpuBoard;
+import dev.ace.binpacker.topology.TopologyManagerPolicy;
 import java.util.Arrays;
 
 /**
@@ -11,12 +12,18 @@ import java.util.Arrays;
  *
  * <p>Best choices per (free mask, size, clique?) are memoised and dropped when the demand mix
  * moves, so a decision on a known board state is a table lookup.
+ *
+ * <p>A scorer made for a Topology Manager policy that aligns NUMA ({@code restricted},
+ * {@code single-numa-node}) offers only sets the kubelet would admit; nodes without such a policy
+ * share the unconstrained scorer of their board, so their path is unchanged.
  */
 final class BoardScorer {
     /** Aligned blocks count this much of a clique: enough to break ties towards them, never enough to beat capacity. */
     static final double ALIGNED_BONUS = 0.25;
 
     private final GpuBoard board;
+    private final TopologyManagerPolicy policy;
+    private final boolean constrained;
     private final int n;
     private final boolean tabled;
     private final byte[][] cap;      // [slot][mask] disjoint cliques of SIZES[slot]
@@ -29,7 +36,13 @@ final class BoardScorer {
     private final double[][] bestDamageAny = new double[65][];
 
     BoardScorer(GpuBoard board) {
+        this(board, TopologyManagerPolicy.NONE);
+    }
+
+    BoardScorer(GpuBoard board, TopologyManagerPolicy policy) {
         this.board = board;
+        this.policy = policy;
+        this.constrained = policy.constrains();
         this.n = board.gpuCount();
         this.tabled = n <= GpuBoard.ENUMERATION_LIMIT;
         int slots = DemandMix.SIZES.length;
@@ -39,6 +52,11 @@ final class BoardScorer {
     }
 
     GpuBoard board() { return board; }
+
+    TopologyManagerPolicy policy() { return policy; }
+
+    /** False for a set the node's kubelet would refuse under its Topology Manager policy. */
+    private boolean admitted(long set) { return !constrained || policy.admits(board, set); }
 
     private void buildTables() {
         int masks = 1 << n;
@@ -148,7 +166,7 @@ final class BoardScorer {
         int bestCost = Integer.MAX_VALUE;
         if (clique) {
             for (long q : board.cliques(k)) {
-                if ((q & ~m) != 0) continue;
+                if ((q & ~m) != 0 || !admitted(q)) continue;
                 double d = before - value[m & ~(int) q];
                 int cost = spreadCost(q);
                 if (better(d, cost, q, bestDamage, bestCost, best)) {
@@ -170,6 +188,7 @@ final class BoardScorer {
     private void subsets(int[] idx, int from, int left, long acc, int m, double before,
                          long[] best, double[] bestDamage, int[] bestCost) {
         if (left == 0) {
+            if (!admitted(acc)) return;
             double d = before - value[m & ~(int) acc];
             int cost = board.pathCost(acc) * 16 + spreadCost(acc);
             if (better(d, cost, acc, bestDamage[0], bestCost[0], best[0])) {
@@ -215,7 +234,7 @@ final class BoardScorer {
                 cand &= cand - 1;
                 if (!clique || board.isClique(set | (1L << g))) set |= 1L << g;
             }
-            if (Long.bitCount(set) == k) {
+            if (Long.bitCount(set) == k && admitted(set)) {
                 damageOut[0] = k;
                 return set;
             }

@@ -1,6 +1,5 @@
 package dev.ace.binpacker.placement;
 
-import dev.ace.binpacker.topology.GpuBoard;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
@@ -10,7 +9,7 @@ import java.util.Map;
 import java.util.function.Function;
 
 /**
- * Nodes grouped by (pool, board) and, inside a group, by free mask. Two nodes of the same board
+ * Nodes grouped by (pool, board scorer: the board, narrowed by a NUMA-aligning Topology Manager policy) and, inside a group, by free mask. Two nodes of the same board
  * and free mask score the same for any whole-GPU request, so the packer scores each distinct
  * state once: on a 12,500-node fleet of a few board types that is a few hundred lookups.
  * Kept current by {@link ClusterState.Listener} callbacks.
@@ -67,12 +66,12 @@ final class NodeIndex implements ClusterState.Listener {
     }
 
     private final ClusterState state;
-    private final Function<GpuBoard, BoardScorer> scorers;
+    private final Function<NodeInfo, BoardScorer> scorers;
     private final List<Group> groups = new ArrayList<>();
     private Group[] groupOf = new Group[16];
     private long[] maskOf = new long[16];
 
-    NodeIndex(ClusterState state, Function<GpuBoard, BoardScorer> scorers) {
+    NodeIndex(ClusterState state, Function<NodeInfo, BoardScorer> scorers) {
         this.state = state;
         this.scorers = scorers;
         for (int i = 0; i < state.capacity(); i++) nodeChanged(i, 0, state.freeMask(i));
@@ -93,7 +92,7 @@ final class NodeIndex implements ClusterState.Listener {
         }
         NodeInfo n = state.node(i);
         if (n == null || n.board() == null) return;
-        Group g = groupFor(n.pool(), scorers.apply(n.board()), n.taints().stream().anyMatch(Taint::repels));
+        Group g = groupFor(n.pool(), scorers.apply(n), n.taints().stream().anyMatch(Taint::repels));
         g.add(newFree, i);
         groupOf[i] = g;
         maskOf[i] = newFree;

@@ -1,6 +1,7 @@
 package dev.ace.binpacker.placement;
 
 import dev.ace.binpacker.topology.GpuBoard;
+import dev.ace.binpacker.topology.TopologyManagerPolicy;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.IdentityHashMap;
@@ -21,13 +22,16 @@ public final class Packer {
     private final ClusterState state;
     private final PackerConfig config;
     private final IdentityHashMap<GpuBoard, BoardScorer> scorers = new IdentityHashMap<>();
+    /** Scorers of nodes whose Topology Manager policy narrows the GPU sets (few nodes, built on first use). */
+    private final Map<TopologyManagerPolicy, IdentityHashMap<GpuBoard, BoardScorer>> alignedScorers =
+            new EnumMap<>(TopologyManagerPolicy.class);
     private final NodeIndex index;
     private final double[] scratch = new double[1];
 
     public Packer(ClusterState state, PackerConfig config) {
         this.state = state;
         this.config = config;
-        this.index = new NodeIndex(state, this::scorer);
+        this.index = new NodeIndex(state, n -> scorer(n));
     }
 
     public ClusterState state() { return state; }
@@ -35,6 +39,14 @@ public final class Packer {
     public PackerConfig config() { return config; }
 
     BoardScorer scorer(GpuBoard board) { return scorers.computeIfAbsent(board, BoardScorer::new); }
+
+    /** The scorer for a node: its board's, narrowed to the sets its kubelet admits when its policy demands it. */
+    BoardScorer scorer(NodeInfo n) {
+        TopologyManagerPolicy p = n.topologyPolicy();
+        if (!p.constrains()) return scorer(n.board());
+        return alignedScorers.computeIfAbsent(p, x -> new IdentityHashMap<>())
+                .computeIfAbsent(n.board(), b -> new BoardScorer(b, p));
+    }
 
     /** Tells the demand mix what was asked for, so the score follows the real workload. */
     public void observe(PlacementRequest r) {
@@ -89,7 +101,7 @@ public final class Packer {
             if (n == null || n.board() == null || !staticallyAllowed(n, r)) continue;
             if (r.cpuMilli() > 0 && n.cpuMilli() > 0 && state.cpuFree(i) < r.cpuMilli()) continue;
             int rank = config.poolPreferenceStrict() ? r.pools().indexOf(n.pool()) : 0;
-            BoardScorer s = scorer(n.board());
+            BoardScorer s = scorer(n);
             long free = state.freeMask(i);
             long set;
             double damage;
@@ -197,6 +209,8 @@ public final class Packer {
                 code = ReasonCode.TOO_FEW_GPUS; detail = Integer.toString(r.gpus());
             } else if (clique && n.board().largestClique() < r.gpus()) {
                 code = ReasonCode.NO_CLIQUE_ON_BOARD; detail = Integer.toString(r.gpus());
+            } else if (!n.topologyPolicy().canEverAdmit(n.board(), r.gpus())) {
+                code = ReasonCode.TOPOLOGY_POLICY; detail = n.topologyPolicy().label() + " and no NUMA node with " + r.gpus() + " GPUs";
             } else if (r.cpuMilli() > 0 && n.cpuMilli() > 0 && state.cpuFree(i) < r.cpuMilli()) {
                 code = ReasonCode.INSUFFICIENT_CPU; detail = r.cpuMilli() + "m";
             } else if (r.isShare()) {

@@ -9,6 +9,8 @@ public enum ReasonCode {
     NO_GPUS("have no GPUs"),
     TOO_FEW_GPUS("have fewer than %s GPUs in all"),
     NO_CLIQUE_ON_BOARD("have no NVLink clique of %s GPUs on their board"),
+    /** The kubelet's Topology Manager would refuse any set of that many GPUs there (e.g. TP8 under single-numa-node). */
+    TOPOLOGY_POLICY("have Topology Manager %s"),
     TOO_FEW_FREE_GPUS("have fewer than %s free GPUs"),
     NO_FREE_CLIQUE("have fewer than %s free GPUs in one NVLink clique"),
     NO_GPU_SHARE("have no GPU with %s milli-GPU free"),

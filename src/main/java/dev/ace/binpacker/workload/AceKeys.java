@@ -24,6 +24,14 @@ public final class AceKeys {
     public static final String POOL = PREFIX + "pool";
     /** Node annotation: nvidia-smi topo -m text written by the node agent. */
     public static final String TOPOLOGY = PREFIX + "topology";
+    /**
+     * Node annotation: the node agent's report from the kubelet PodResources API, JSON
+     * {@code {"generation","observedAt","topologyManagerPolicy","gpus","healthy":[..],"pods":[{"namespace","name","gpus":[..],"shared":[..],"mig":[..]}]}}
+     * (docs/topology.md "Node report").
+     */
+    public static final String GPU_ALLOCATION = PREFIX + "gpu-allocation";
+    /** Node label: the kubelet's Topology Manager policy, as the node agent read it from the kubelet configuration. */
+    public static final String TOPOLOGY_MANAGER_POLICY = PREFIX + "topology-manager-policy";
     /** Scheduling gate of a TP pod waiting for a free clique. */
     public static final String GATE = PREFIX + "waiting-for-clique";
 

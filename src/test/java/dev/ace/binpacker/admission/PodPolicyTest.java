@@ -99,7 +99,7 @@ class PodPolicyTest {
         Pod pod = tp(1);
         Pod out = f.patched(pod, f.mutate(pod));
         assertEquals(new Quantity("1"), out.getSpec().getContainers().get(0).getResources().getLimits().get(AceKeys.GPU));
-        assertTrue(out.getMetadata().getAnnotations().get(AceKeys.DECISION).startsWith("reserved whole GPU"));
+        assertTrue(out.getMetadata().getAnnotations().get(AceKeys.DECISION).startsWith("reserved a whole GPU on "));
     }
 
     @Test

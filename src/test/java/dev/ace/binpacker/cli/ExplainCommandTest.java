@@ -26,7 +26,7 @@ class ExplainCommandTest {
         String out = run(0, "-f", "k8s/demo/llama-70b-tp4.yaml");
         assertTrue(out.contains("class:     inference (server; LLM server vllm)"), out);
         assertTrue(out.contains("gpus:      4    tp: 4"), out);
-        assertTrue(out.contains("decision:  reserved GPUs 0,1,2,3 on hgx-h100-0 (NVLink clique nvl0)"), out);
+        assertTrue(out.contains("decision:  reserved 4 GPUs of one NUMA node on hgx-h100-0 (expected 0,1,2,3) (NVLink clique nvl0)"), out);
         assertTrue(out.contains("\"path\" : \"/spec/affinity\""), out);
     }
 

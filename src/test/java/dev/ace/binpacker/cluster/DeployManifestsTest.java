@@ -90,5 +90,32 @@ class DeployManifestsTest {
         assertEquals("[{\"apiGroups\":[\"\"],\"resources\":[\"nodes\"],\"verbs\":[\"get\",\"patch\"]}]",
                 kind(docs, "ClusterRole").at("/rules").toString());
         assertEquals("ace-system", ds.at("/metadata/namespace").asText());
+        assertEquals("ace-system", kind(docs, "ClusterRoleBinding").at("/subjects/0/namespace").asText());
+    }
+
+    @Test
+    void agent_mounts_the_kubelet_socket_directory_read_only_and_is_held_to_its_own_node_by_a_policy() throws Exception {
+        List<JsonNode> docs = render("deploy/agent");
+        JsonNode spec = kind(docs, "DaemonSet").at("/spec/template/spec");
+        JsonNode mount = null;
+        for (JsonNode m : spec.at("/containers/0/volumeMounts")) if (m.path("name").asText().equals("pod-resources")) mount = m;
+        assertEquals("/var/lib/kubelet/pod-resources", mount.path("mountPath").asText(), "the directory, so a kubelet restart's new socket is seen");
+        assertTrue(mount.path("readOnly").asBoolean());
+        JsonNode volume = null;
+        for (JsonNode v : spec.at("/volumes")) if (v.path("name").asText().equals("pod-resources")) volume = v;
+        assertEquals("Directory", volume.at("/hostPath/type").asText());
+        assertEquals("/var/lib/kubelet/pod-resources", volume.at("/hostPath/path").asText());
+
+        JsonNode policy = kind(docs, "ValidatingAdmissionPolicy");
+        assertEquals("Fail", policy.at("/spec/failurePolicy").asText());
+        assertTrue(policy.at("/spec/matchConstraints/resourceRules/0/resources").toString().contains("nodes"));
+        String all = policy.at("/spec").toString();
+        assertTrue(all.contains("authentication.kubernetes.io/node-name"), all);
+        assertTrue(all.contains("object.metadata.name == variables.nodeName"), all);
+        assertTrue(all.contains("startsWith('ace.dev/')"), all);
+        JsonNode binding = kind(docs, "ValidatingAdmissionPolicyBinding");
+        assertEquals(policy.at("/metadata/name").asText(), binding.at("/spec/policyName").asText());
+        assertEquals("[\"Deny\"]", binding.at("/spec/validationActions").toString());
+        assertTrue(binding.at("/metadata/namespace").isMissingNode(), "a cluster-scoped object carries no namespace");
     }
 }

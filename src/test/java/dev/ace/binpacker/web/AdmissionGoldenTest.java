@@ -109,7 +109,7 @@ class AdmissionGoldenTest {
             }
             case "dry-run" -> {
                 assertReserved(pod, 4, "hgx-");
-                assertTrue(r.path("warnings").get(0).asText().startsWith("reserved GPUs"));
+                assertTrue(r.path("warnings").get(0).asText().startsWith("reserved 4 GPUs of one NUMA node on hgx-"));
                 assertEquals(0, fleet.allocator().ledger().size(), "dry-run reserves nothing");
             }
             case "fracturing-exempt", "exempt-namespace", "no-gpus", "update", "delete" -> {

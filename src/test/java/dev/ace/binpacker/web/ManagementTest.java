@@ -45,7 +45,7 @@ class ManagementTest {
                 "ace_placement_decision_seconds_count", "ace_nvlink_domains{pool=\"inference\",state=\"clean\"}",
                 "ace_nvlink_domains{pool=\"inference\",state=\"fragmented\"}", "ace_gpus{pool=\"inference\",state=\"free\"}",
                 "ace_fragmentation_ratio{pool=\"inference\"}", "ace_pending_tp_demand{tp=\"8\"}", "ace_ledger_conflicts_total",
-                "ace_reservations_expired_total"}) {
+                "ace_reservations_expired_total", "ace_binding_drift_total{kind=\"moved\"}"}) {
             assertTrue(text.contains(name), name + " missing from\n" + text.lines().filter(l -> l.startsWith("ace_")).toList());
         }
         assertTrue(text.lines().anyMatch(l -> l.equals("ace_gpus{pool=\"inference\",state=\"used\"} 4.0")),
