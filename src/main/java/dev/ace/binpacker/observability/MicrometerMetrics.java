@@ -22,10 +22,11 @@ public final class MicrometerMetrics implements Metrics {
 
     public MicrometerMetrics(MeterRegistry registry) {
         this.registry = registry;
-        this.conflicts = Counter.builder(MetricNames.LEDGER_CONFLICTS).description("Reservations refused because the GPUs were taken").register(registry);
+        this.conflicts = Counter.builder(MetricNames.LEDGER_CONFLICTS).description("Lost races on the ledger: compare-and-swap losses, refused commits, copied reservations").register(registry);
         this.expired = Counter.builder(MetricNames.RESERVATIONS_EXPIRED).description("Pending reservations whose pod never appeared").register(registry);
         this.decisionTimer = Timer.builder(MetricNames.PLACEMENT_DECISION_DURATION).description("Time to decide one placement").register(registry);
         for (int tp : new int[] {2, 4, 8}) pendingTpDemand(tp, 0);
+        for (String action : new String[] {"deleted", "reported"}) registry.counter(MetricNames.PINS_REPAIRED, "action", action);
     }
 
     /** Capacity gauges, computed from {@code stats} at scrape time. */
@@ -74,4 +75,9 @@ public final class MicrometerMetrics implements Metrics {
 
     @Override
     public void reservationExpired() { expired.increment(); }
+
+    @Override
+    public void pinRepaired(String action) {
+        registry.counter(MetricNames.PINS_REPAIRED, "action", action).increment();
+    }
 }
