@@ -55,8 +55,12 @@ final class EntryKeeper {
         for (Reservation e : entries) {
             if (!leading.getAsBoolean()) return;
             if (inFlight.contains(e.id())) continue; // still being committed by this replica: judged once the store shows it
-            if (e.owner().podUid() == null) untied(e, now);
-            else tied(e, now);
+            try {
+                if (e.owner().podUid() == null) untied(e, now);
+                else tied(e, now);
+            } catch (RuntimeException ex) { // one entry's failed write must not stop the others: it is judged again next pass
+                LOG.warnf("could not settle entry %s on %s: %s", e.id(), e.node(), ex.getMessage());
+            }
         }
     }
 

@@ -51,13 +51,21 @@ final class GateKeeper {
                     t.pools(), t.constraints(), t.cpuMilli(), t.gpuModel(), new Reservation.Owner(null, p.namespace(), p.name(), p.uid()));
             Allocator.Outcome o;
             try {
+                // A trial first: a waiting pod tried on every pass must not count again in the demand mix.
+                if (!view.allocator().place(req, true, wallNow).placed()) continue;
                 o = view.allocator().place(req, false, wallNow);
             } catch (RuntimeException e) {
                 LOG.warnf("could not reserve for gated pod %s: %s", p.key(), e.getMessage());
                 continue; // nothing is reserved after a failed commit
             }
             if (!o.placed()) continue; // a big request that cannot fit does not block smaller ones behind it
-            Result r = release(p, o.reservation());
+            Result r;
+            try {
+                r = release(p, o.reservation());
+            } catch (RuntimeException e) { // releasing our own entry failed: the mirror and the leader's next pass settle it
+                LOG.warnf("gate release of %s failed: %s", p.key(), e.getMessage());
+                continue;
+            }
             if (r != Result.RETRY && r != Result.UNKNOWN) queue.remove(w.id());
             if (r == Result.RELEASED) {
                 LOG.infof("released %s onto %s GPUs %s", p.key(), o.reservation().node(), java.util.Arrays.toString(o.reservation().gpus()));

@@ -30,7 +30,7 @@ final class NodeUsage {
             if (!p.holdsGpus() || !node.equals(p.nodeName())) continue;
             Optional<Reservation> cover = covering(p, entries);
             int uncovered = p.gpus() - cover.map(Reservation::gpuCount).orElse(0);
-            if (uncovered > 0) holdings.add(new Holding(p.uid(), uncovered));
+            if (uncovered > 0) holdings.add(new Holding(p.uid(), uncovered, cover.isEmpty() && node.equals(p.reservationNode()) ? p.reservationMask() : 0L));
             if (cover.isEmpty() && p.reservationId() != null) {
                 ledger.get(p.reservationId()).filter(e -> e.owner().podUid() != null && !e.owner().podUid().equals(p.uid()))
                         .ifPresent(e -> copies.add(p));

@@ -54,7 +54,11 @@ final class PinRepair {
             long since = stuckSince.computeIfAbsent(p.uid(), k -> now);
             if (now - since < config.stuckGraceMillis() || reported.contains(p.uid())) continue;
             if (!leading.getAsBoolean()) return;
-            repair(p, node, usable, taken);
+            try {
+                repair(p, node, usable, taken);
+            } catch (RuntimeException e) {
+                LOG.warnf("could not repair %s: %s; trying again on the next pass", p.key(), e.getMessage());
+            }
         }
         stuckSince.keySet().retainAll(stuck);
     }

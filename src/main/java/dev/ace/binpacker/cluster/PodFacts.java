@@ -19,11 +19,12 @@ import java.util.Optional;
  * @param gated           carries ACE's scheduling gate
  * @param reservationId   id in its {@code ace.dev/reservation} annotation (what ACE told it), null when none
  * @param reservationNode node in that annotation, null when none
+ * @param reservationMask GPUs in that annotation, 0 when none
  * @param controllerOwned a controller (ReplicaSet, StatefulSet, Job...) re-creates it when it is deleted
  */
 public record PodFacts(String uid, String namespace, String name, String generateName, String nodeName,
                        boolean terminal, int gpus, boolean gated, String reservationId, String reservationNode,
-                       boolean controllerOwned, int priority, long createdMillis, String resourceVersion) {
+                       long reservationMask, boolean controllerOwned, int priority, long createdMillis, String resourceVersion) {
 
     public static PodFacts of(Pod pod, ObjectMapper json) {
         var meta = pod.getMetadata();
@@ -37,7 +38,7 @@ public record PodFacts(String uid, String namespace, String name, String generat
         String node = spec == null || spec.getNodeName() == null || spec.getNodeName().isEmpty() ? null : spec.getNodeName();
         return new PodFacts(meta.getUid(), meta.getNamespace(), meta.getName(), meta.getGenerateName(), node,
                 "Succeeded".equals(phase) || "Failed".equals(phase), PodGpus.effective(spec), GateRelease.isGated(pod),
-                r.map(Reservation::id).orElse(null), r.map(Reservation::node).orElse(null),
+                r.map(Reservation::id).orElse(null), r.map(Reservation::node).orElse(null), r.map(Reservation::gpuMask).orElse(0L),
                 controlled, prio == null ? 0 : prio, created(meta.getCreationTimestamp()), meta.getResourceVersion());
     }
 

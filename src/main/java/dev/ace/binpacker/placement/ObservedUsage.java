@@ -58,17 +58,20 @@ final class ObservedUsage {
         if (use == null || i < 0 || state.node(i).board() == null) return;
         GpuBoard board = state.node(i).board();
         int shortfall = board.gpuCount() - Math.min(use.usable(), board.gpuCount());
-        if (shortfall > 0) charge(ledger, chooser, i, board, shortfallId(node), shortfall, Reservation.Kind.SHORTFALL);
+        if (shortfall > 0) charge(ledger, chooser, i, board, shortfallId(node), shortfall, 0L, Reservation.Kind.SHORTFALL);
         for (Holding h : use.holdings()) {
             if (ledger.get(observedId(h.key())).isPresent()) continue; // re-keyed by the node agent: exact, left alone
-            charge(ledger, chooser, i, board, observedId(h.key()), Math.min(h.gpus(), board.gpuCount()), Reservation.Kind.OBSERVED);
+            charge(ledger, chooser, i, board, observedId(h.key()), Math.min(h.gpus(), board.gpuCount()), h.preferred(),
+                    Reservation.Kind.OBSERVED);
         }
     }
 
-    private static void charge(Ledger ledger, Chooser chooser, int i, GpuBoard board, String id, int k, Reservation.Kind kind) {
+    private static void charge(Ledger ledger, Chooser chooser, int i, GpuBoard board, String id, int k, long preferred,
+                               Reservation.Kind kind) {
         ClusterState state = ledger.state();
         long free = state.freeMask(i);
-        long mask = Long.bitCount(free) >= k ? chooser.choose(i, free, k) : 0;
+        long mask = Long.bitCount(preferred) == k && (free & preferred) == preferred ? preferred
+                : Long.bitCount(free) >= k ? chooser.choose(i, free, k) : 0;
         if (Long.bitCount(mask) != k) mask = lowest(free, k);
         if (Long.bitCount(mask) < k) mask |= lowest(board.allGpus() & ~mask, k - Long.bitCount(mask)); // over-commit: held twice
         ledger.record(Reservation.counted(id, state.node(i).name(), mask, kind));
