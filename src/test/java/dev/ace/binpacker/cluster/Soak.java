@@ -74,7 +74,7 @@ final class Soak {
 
     private void admit() {
         Replica r = replicas[rnd.nextInt(2)];
-        int gpus = new int[] {1, 2, 4, 4, 8}[rnd.nextInt(5)];
+        int gpus = new int[] {1, 1, 2, 2, 4, 4, 8}[rnd.nextInt(7)];
         Pod pod = Pods.gpuPod("vllm/vllm-openai", "[--tensor-parallel-size, '" + gpus + "']", Integer.toString(gpus), null);
         pod.getMetadata().setName(null);
         pod.getMetadata().setGenerateName("svc-");
