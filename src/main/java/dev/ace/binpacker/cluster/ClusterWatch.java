@@ -10,7 +10,10 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
+import java.util.stream.Collectors;
 import org.jboss.logging.Logger;
 
 /**
@@ -18,8 +21,9 @@ import org.jboss.logging.Logger;
  * dependency order (nodes before the ledger entries and pods that hold their GPUs). fabric8 runs
  * handlers asynchronously after {@code inform()} returns, so each informer's initial list is
  * processed here, from its store, before its readiness component goes up (the handlers are
- * idempotent: the same events arriving later change nothing). Any failure closes what was started
- * and tries again with backoff, for ever, with the last error on the readiness probe.
+ * idempotent: the same events arriving later change nothing). A start that fails, or an informer
+ * that stops later, closes them all and starts again with backoff, for ever, with the last error on
+ * the readiness probe.
  */
 public final class ClusterWatch implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(ClusterWatch.class);
@@ -37,6 +41,7 @@ public final class ClusterWatch implements AutoCloseable {
     private final Backoff backoff;
     private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
     private volatile boolean closed;
+    private volatile CompletableFuture<Throwable> current = new CompletableFuture<>();
 
     public ClusterWatch(KubernetesClient client, CrdLedgerStore ledger, LocalView view, NamespaceWatch namespaces,
                         Readiness readiness, Backoff backoff) {
@@ -52,46 +57,67 @@ public final class ClusterWatch implements AutoCloseable {
     /** True once every informer's initial list is processed: the ledger and the gated queue are rebuilt. */
     public boolean synced() { return COMPONENTS.stream().allMatch(readiness::isReady); }
 
-    /** Starts the informers, retrying until it succeeds or {@link #close} is called. Blocks: run it on its own thread. */
+    /**
+     * Starts the informers and keeps them running: a start that fails, and an informer that stops later
+     * (its watch could not be resumed), close them all and start again after a backoff, for ever, with
+     * readiness down meanwhile. Blocks: run it on its own thread.
+     */
     public void run() {
         for (int attempt = 0; !closed; attempt++) {
+            CompletableFuture<Throwable> stopped = new CompletableFuture<>();
+            current = stopped;
             try {
-                startOnce();
+                startOnce(stopped);
                 LOG.infof("informers synced: %d nodes, %d ledger entries, %d pods, %d gated", view.nodeNames().size(),
                         view.allocator().ledger().size(), view.pods().size(), view.pending().size());
-                return;
+                attempt = 0;
+                Throwable why = stopped.join();
+                if (closed) return;
+                throw new IllegalStateException("an informer stopped: " + (why == null ? "unknown" : why.getMessage()), why);
             } catch (RuntimeException e) {
+                if (closed) return;
                 String component = COMPONENTS.stream().filter(c -> !readiness.isReady(c)).findFirst().orElse(PODS);
                 closeInformers();
                 COMPONENTS.forEach(c -> readiness.ready(c, false));
                 readiness.failed(component, e.getMessage());
                 long wait = backoff.delayMillis(attempt);
-                LOG.warnf("informers could not start (%s); retrying in %d ms", e.getMessage(), wait);
+                LOG.warnf("informers down (%s); starting them again in %d ms", e.getMessage(), wait);
                 if (!backoff.sleep(wait)) return;
             }
         }
     }
 
-    private void startOnce() {
-        SharedIndexInformer<Namespace> ns = add(client.namespaces().inform(handler(namespaces::upsert, namespaces::remove)));
+    private void startOnce(CompletableFuture<Throwable> stopped) {
+        SharedIndexInformer<Namespace> ns = add(client.namespaces().inform(handler(namespaces::upsert, namespaces::remove)), stopped);
         ns.getStore().list().forEach(namespaces::upsert);
         readiness.ready(NAMESPACES, true);
-        SharedIndexInformer<Node> nodes = add(client.nodes().inform(handler(view::nodeChanged, n -> view.nodeGone(n.getMetadata().getName()))));
-        nodes.getStore().list().forEach(view::nodeChanged);
+        SharedIndexInformer<Node> nodes = add(client.nodes().inform(handler(view::nodeChanged, n -> view.nodeGone(n.getMetadata().getName()))), stopped);
+        List<Node> nodeList = nodes.getStore().list();
+        nodeList.forEach(view::nodeChanged);
         readiness.ready(NODES, true);
         SharedIndexInformer<GenericKubernetesResource> docs = add(ledger.objects().inform(handler(
-                r -> view.ledgerChanged(ledger.codec().read(r)), r -> view.ledgerGone(r.getMetadata().getName()))));
-        docs.getStore().list().forEach(r -> view.ledgerChanged(ledger.codec().read(r)));
+                r -> view.ledgerChanged(ledger.codec().read(r)), r -> view.ledgerGone(r.getMetadata().getName()))), stopped);
+        List<LedgerDoc> docList = docs.getStore().list().stream().map(ledger.codec()::read).toList();
+        docList.forEach(view::ledgerChanged);
         readiness.ready(LEDGER, true);
         SharedIndexInformer<Pod> pods = add(client.pods().inAnyNamespace().inform(handler(view::podChanged,
-                p -> view.podGone(p.getMetadata().getUid()))));
-        pods.getStore().list().forEach(view::podChanged);
+                p -> view.podGone(p.getMetadata().getUid()))), stopped);
+        List<Pod> podList = pods.getStore().list();
+        podList.forEach(view::podChanged);
+        // Informers restarted after a failure: what was deleted while nobody watched is in no list.
+        view.retain(names(nodeList), docList.stream().map(LedgerDoc::node).collect(Collectors.toSet()),
+                podList.stream().map(p -> p.getMetadata().getUid()).collect(Collectors.toSet()));
         view.nodeNames().forEach(view::refresh);
         readiness.ready(PODS, true);
     }
 
-    private <T> SharedIndexInformer<T> add(SharedIndexInformer<T> informer) {
+    private static Set<String> names(List<Node> nodes) {
+        return nodes.stream().map(n -> n.getMetadata().getName()).collect(Collectors.toSet());
+    }
+
+    private <T> SharedIndexInformer<T> add(SharedIndexInformer<T> informer, CompletableFuture<Throwable> stopped) {
         informers.add(informer);
+        informer.stopped().whenComplete((v, t) -> stopped.complete(t));
         return informer;
     }
 
@@ -125,6 +151,7 @@ public final class ClusterWatch implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        current.complete(null);
         backoff.interrupt();
         closeInformers();
     }

@@ -38,6 +38,7 @@ public final class LocalView {
     private final NodeMapper mapper = NodeMapper.standard();
     private final Map<String, LedgerDoc.Capacity> nodes = new ConcurrentHashMap<>();
     private final Set<String> copiesSeen = Collections.newSetFromMap(new ConcurrentHashMap<>());
+    private final Set<String> ledgers = ConcurrentHashMap.newKeySet();
     private volatile Runnable onChange = () -> { };
 
     public LocalView(Supplier<Allocator> allocator, PodCache pods, PendingDemand pending, Metrics metrics, ObjectMapper json) {
@@ -93,15 +94,27 @@ public final class LocalView {
     }
 
     public void ledgerChanged(LedgerDoc doc) {
+        ledgers.add(doc.node());
         allocator.get().mirror(doc.node(), doc.entries());
         refresh(doc.node());
         onChange.run();
     }
 
     public void ledgerGone(String node) {
+        ledgers.remove(node);
         allocator.get().mirror(node, java.util.List.of());
         refresh(node);
         onChange.run();
+    }
+
+    /**
+     * After a fresh list (an informer restarted): what this view knows that the list no longer has was
+     * deleted while nobody watched. Idempotent, like every handler.
+     */
+    public void retain(Set<String> nodeNames, Set<String> ledgerNodes, Set<String> podUids) {
+        for (String n : nodeNames()) if (!nodeNames.contains(n)) nodeGone(n);
+        for (String n : new java.util.ArrayList<>(ledgers)) if (!ledgerNodes.contains(n)) ledgerGone(n);
+        for (PodFacts f : pods.all()) if (!podUids.contains(f.uid())) podGone(f.uid());
     }
 
     /** A node's GPUs as this replica sees them (board, allocatable, used by pods ACE did not place). */

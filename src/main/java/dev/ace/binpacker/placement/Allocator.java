@@ -5,6 +5,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -36,7 +37,7 @@ public final class Allocator {
     private final ReservationStore store;
     private final Object lock = new Object();
     private final AtomicLong conflicts = new AtomicLong();
-    private final Set<String> inFlight = new HashSet<>();
+    private final Set<String> inFlight = new LinkedHashSet<>(); // insertion order: replays are deterministic
     private final Map<String, Map<String, Reservation>> mirrored = new HashMap<>();
     private final ObservedUsage observed = new ObservedUsage();
     private final double[] scratch = new double[1];
@@ -207,10 +208,15 @@ public final class Allocator {
         });
     }
 
-    /** Records a reservation found elsewhere; refused on conflict. */
+    /**
+     * Records a reservation found elsewhere (a pod's annotation); refused on conflict. With a shared store
+     * it is held as in-flight: kept only if the store turns out to hold it ({@link #dropInFlight}).
+     */
     public Ledger.Outcome adopt(Reservation r) {
         synchronized (lock) {
-            return ledger.reserve(r);
+            Ledger.Outcome o = ledger.reserve(r);
+            if (o == Ledger.Outcome.RESERVED && store != ReservationStore.IN_MEMORY) inFlight.add(r.id());
+            return o;
         }
     }
 

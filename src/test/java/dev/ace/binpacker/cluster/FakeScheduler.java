@@ -42,11 +42,14 @@ final class FakeScheduler {
         return bound;
     }
 
-    static int free(FakeCluster c, Node n) {
+    static int free(FakeCluster c, Node n) { return free(c.pods.values(), n); }
+
+    /** Allocatable GPUs of {@code n} that the non-terminal pods bound to it do not request. */
+    static int free(java.util.Collection<Pod> pods, Node n) {
         int used = 0;
-        for (Pod p : c.pods.values()) {
+        for (Pod p : pods) {
             if (!n.getMetadata().getName().equals(p.getSpec().getNodeName())) continue;
-            String phase = p.getStatus().getPhase();
+            String phase = p.getStatus() == null ? null : p.getStatus().getPhase();
             if ("Succeeded".equals(phase) || "Failed".equals(phase)) continue;
             used += PodGpus.effective(p.getSpec());
         }
