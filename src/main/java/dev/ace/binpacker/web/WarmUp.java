@@ -3,7 +3,7 @@ package dev.ace.binpacker.web;
 import dev.ace.binpacker.observability.Readiness;
 import io.quarkus.vertx.http.HttpsServerStart;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.event.ObservesAsync;
 import jakarta.inject.Inject;
 import java.io.IOException;
 import java.io.InputStream;
@@ -47,9 +47,15 @@ public class WarmUp {
     @ConfigProperty(name = "ace.warm-up.concurrency", defaultValue = "4")
     int concurrency;
 
-    void onHttps(@Observes HttpsServerStart started) {
+    /** Quarkus fires this asynchronously once the HTTPS server listens. */
+    void onHttps(@ObservesAsync HttpsServerStart started) {
         int port = started.options().getPort();
-        Thread t = new Thread(() -> run(port), "ace-warm-up");
+        if (port <= 0) { // a random port (tests): Quarkus publishes the one it got in configuration
+            String key = io.quarkus.runtime.LaunchMode.current() == io.quarkus.runtime.LaunchMode.TEST ? "quarkus.http.test-ssl-port" : "quarkus.http.ssl-port";
+            port = org.eclipse.microprofile.config.ConfigProvider.getConfig().getOptionalValue(key, Integer.class).orElse(8443);
+        }
+        int p = port;
+        Thread t = new Thread(() -> run(p), "ace-warm-up");
         t.setDaemon(true);
         t.start();
     }

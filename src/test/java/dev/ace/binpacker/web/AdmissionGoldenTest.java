@@ -145,7 +145,7 @@ class AdmissionGoldenTest {
         assertTrue(node.startsWith(nodePrefix), node);
         var terms = pod.getSpec().getAffinity().getNodeAffinity().getRequiredDuringSchedulingIgnoredDuringExecution().getNodeSelectorTerms();
         for (var t : terms) {
-            assertTrue(t.getMatchExpressions().stream().anyMatch(e -> e.getKey().equals(AceKeys.HOSTNAME)
+            assertTrue(t.getMatchFields().stream().anyMatch(e -> e.getKey().equals(AceKeys.NODE_NAME_FIELD)
                     && e.getOperator().equals("In") && e.getValues().equals(List.of(node))), t.toString());
         }
         assertFalse(annotation(pod, AceKeys.DECISION).isBlank());
