@@ -1,15 +1,8 @@
 package dev.ace.binpacker.placement;
 
-import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
@@ -37,8 +30,7 @@ public final class Allocator {
     private final ReservationStore store;
     private final Object lock = new Object();
     private final AtomicLong conflicts = new AtomicLong();
-    private final Set<String> inFlight = new LinkedHashSet<>(); // insertion order: replays are deterministic
-    private final Map<String, Map<String, Reservation>> mirrored = new HashMap<>();
+    private final StoreMirror mirror = new StoreMirror();
     private final ObservedUsage observed = new ObservedUsage();
     private final double[] scratch = new double[1];
 
@@ -118,26 +110,23 @@ public final class Allocator {
                 // Cannot happen under the lock; if it does, the ledger and the index disagree: fail loudly.
                 throw new IllegalStateException("ledger refused a fresh decision for " + r.id() + ": " + o);
             }
-            if (store != ReservationStore.IN_MEMORY) inFlight.add(res.id());
+            if (store != ReservationStore.IN_MEMORY) mirror.reserved(res.id());
             return new Outcome(result, res, false);
         }
     }
 
     private void dropLocal(String id) {
         synchronized (lock) {
-            inFlight.remove(id);
-            ledger.release(id).ifPresent(r -> recharge(r.node()));
+            ledger.release(id).ifPresent(r -> {
+                mirror.forget(r);
+                recharge(r.node());
+            });
         }
     }
 
     /** A committed entry learnt from a lost race, before the mirror shows it. */
     private void adoptCommitted(Reservation w) {
-        Optional<Reservation> cur = ledger.get(w.id());
-        if (cur.isPresent() && cur.get().node().equals(w.node()) && cur.get().gpuMask() == w.gpuMask()) return;
-        cur.ifPresent(c -> ledger.release(c.id()));
-        ledger.record(w);
-        mirrored.computeIfAbsent(w.node(), k -> new LinkedHashMap<>()).put(w.id(), w);
-        recharge(w.node());
+        if (mirror.adopt(ledger, w)) recharge(w.node());
     }
 
     /**
@@ -147,27 +136,7 @@ public final class Allocator {
      */
     public void mirror(String node, Collection<Reservation> entries) {
         synchronized (lock) {
-            Map<String, Reservation> prev = mirrored.getOrDefault(node, Map.of());
-            Map<String, Reservation> next = new LinkedHashMap<>();
-            for (Reservation e : entries) next.put(e.id(), e);
-            Set<String> touched = new HashSet<>(List.of(node));
-            for (String id : prev.keySet()) {
-                if (!next.containsKey(id) && !inFlight.contains(id)) ledger.release(id);
-            }
-            for (Reservation e : next.values()) {
-                inFlight.remove(e.id());
-                Optional<Reservation> cur = ledger.get(e.id());
-                if (cur.isEmpty()) {
-                    ledger.record(e);
-                } else if (!ledger.update(e)) {
-                    touched.add(cur.get().node());
-                    ledger.release(e.id());
-                    ledger.record(e);
-                }
-            }
-            if (next.isEmpty()) mirrored.remove(node);
-            else mirrored.put(node, next);
-            touched.forEach(this::recharge);
+            mirror.apply(ledger, node, entries).forEach(this::recharge);
         }
     }
 
@@ -215,7 +184,7 @@ public final class Allocator {
     public Ledger.Outcome adopt(Reservation r) {
         synchronized (lock) {
             Ledger.Outcome o = ledger.reserve(r);
-            if (o == Ledger.Outcome.RESERVED && store != ReservationStore.IN_MEMORY) inFlight.add(r.id());
+            if (o == Ledger.Outcome.RESERVED && store != ReservationStore.IN_MEMORY) mirror.reserved(r.id());
             return o;
         }
     }
@@ -224,11 +193,9 @@ public final class Allocator {
     public Optional<Reservation> release(String id) {
         Optional<Reservation> released;
         synchronized (lock) {
-            inFlight.remove(id);
             released = ledger.release(id);
             released.ifPresent(r -> {
-                Map<String, Reservation> m = mirrored.get(r.node());
-                if (m != null) m.remove(id);
+                mirror.forget(r);
                 recharge(r.node());
             });
         }
@@ -249,16 +216,14 @@ public final class Allocator {
     /** Local entries not yet seen in the store's mirror. */
     public List<Reservation> inFlight() {
         synchronized (lock) {
-            List<Reservation> out = new ArrayList<>();
-            for (String id : inFlight) ledger.get(id).ifPresent(out::add);
-            return out;
+            return mirror.inFlight(ledger);
         }
     }
 
     /** Forgets an in-flight entry the store does not hold (its commit failed, or it was released before the mirror saw it). */
     public boolean dropInFlight(String id) {
         synchronized (lock) {
-            if (!inFlight.contains(id)) return false;
+            if (!mirror.isInFlight(id)) return false;
             dropLocal(id);
             return true;
         }
