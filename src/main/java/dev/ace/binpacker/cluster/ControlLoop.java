@@ -16,6 +16,8 @@ import org.jboss.logging.Logger;
 public final class ControlLoop implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(ControlLoop.class);
 
+    static final long COALESCE_MILLIS = 100;
+
     private final Reconciler reconciler;
     private final Leadership leadership;
     private final BooleanSupplier synced;
@@ -38,14 +40,14 @@ public final class ControlLoop implements AutoCloseable {
         thread.scheduleWithFixedDelay(this::tick, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    /** Asks for a pass soon; many wakes before it runs make one pass. */
+    /** Asks for a pass soon; the wakes of a burst of watch events (within {@link #COALESCE_MILLIS}) make one pass. */
     public void wake() {
         if (thread.isShutdown() || !queued.compareAndSet(false, true)) return;
         try {
-            thread.execute(() -> {
+            thread.schedule(() -> {
                 queued.set(false);
                 tick();
-            });
+            }, COALESCE_MILLIS, TimeUnit.MILLISECONDS);
         } catch (java.util.concurrent.RejectedExecutionException e) {
             queued.set(false);
         }

@@ -78,6 +78,11 @@ public final class LocalView {
 
     public void podChanged(Pod pod) {
         PodFacts f = PodFacts.of(pod, json);
+        if (f.gpus() == 0 && !f.gated() && f.reservationId() == null) {
+            // Most pods of a cluster hold no GPU and never will (extended resources cannot be resized): not kept.
+            if (pods.get(f.uid()).isPresent()) podGone(f.uid());
+            return;
+        }
         Optional<PodFacts> old = pods.put(f);
         queue(pod, f);
         old.map(PodFacts::nodeName).filter(n -> !n.equals(f.nodeName())).ifPresent(this::refresh);
