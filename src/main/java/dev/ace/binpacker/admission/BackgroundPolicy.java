@@ -6,6 +6,7 @@ import dev.ace.binpacker.placement.NodeInfo;
 import dev.ace.binpacker.placement.PlacementRequest;
 import dev.ace.binpacker.placement.PlacementResult;
 import dev.ace.binpacker.placement.Pool;
+import dev.ace.binpacker.placement.Reservation;
 import dev.ace.binpacker.placement.WorkloadClass;
 import dev.ace.binpacker.workload.AceKeys;
 import dev.ace.binpacker.workload.Classification;
@@ -90,7 +91,7 @@ final class BackgroundPolicy {
             o = a.place(t.request(), false, now);
             int freeNow = a.read(al -> FleetView.free8Cliques(al.state()));
             if (!o.placed() || freeNow < config.reserveFree8Cliques()) {
-                if (o.placed()) a.release(t.request().id());
+                if (o.placed()) a.release(o.reservation().id());
                 return Decision.deny(c.workloadClass(), t.who() + " lost a race for the last free NVLink capacity; retry later",
                         warnings, "reserve");
             }
@@ -120,7 +121,7 @@ final class BackgroundPolicy {
                     + "-GPU NVLink domains of pool inference; request " + aligned(domain) + " GPUs (an aligned block)"
                     + " or 1 GPU for pool slicing", warnings, "fracturing"), null, null, 0, who);
         }
-        PlacementRequest pr = PlacementRequest.whole(req.uid(), c.workloadClass(), gpus, gpus, List.of(Pool.INFERENCE), constraints)
+        PlacementRequest pr = PlacementRequest.whole(Reservation.newId(), c.workloadClass(), gpus, gpus, List.of(Pool.INFERENCE), constraints)
                 .ownedBy(PodPolicy.owner(req));
         int before = FleetView.free8Cliques(al.state());
         Allocator.Outcome trial = al.place(pr, true, now);

@@ -1,6 +1,7 @@
 package dev.ace.binpacker.admission;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import dev.ace.binpacker.placement.ClusterState;
 import dev.ace.binpacker.placement.NodeConstraints;
 import dev.ace.binpacker.placement.PlacementRequest;
@@ -19,7 +20,9 @@ import java.util.List;
 /**
  * The two halves of a gated pod's life seen from the API: what it waits for (rebuilt from the pod,
  * so a restarted replica knows its queue), and the edit that releases it once GPUs are reserved:
- * node affinity and reservation added (Kubernetes allows narrowing a gated pod), gate removed.
+ * node affinity and reservation added (Kubernetes allows narrowing a gated pod), gate removed. The
+ * edit is a JSON patch that first tests the pod's UID and its gates, so of two leaders releasing
+ * the same pod only one can succeed; the other gets 422 and re-reads the pod.
  */
 public final class GateRelease {
     private GateRelease() {}
@@ -45,6 +48,24 @@ public final class GateRelease {
             pod.getSpec().setSchedulingGates(gates);
         }
     }
+
+    /**
+     * The release as a JSON patch against {@code current}: {@code test} of the UID and the exact gate
+     * list first (the precondition), then the edit of {@link #release}.
+     */
+    public static ArrayNode releasePatch(Pod current, Reservation r, ObjectMapper mapper) {
+        Pod edited = mapper.convertValue(current, Pod.class);
+        release(edited, r, mapper);
+        ArrayNode ops = mapper.createArrayNode();
+        ops.addObject().put("op", "test").put("path", "/metadata/uid").put("value", current.getMetadata().getUid());
+        ops.addObject().put("op", "test").put("path", "/spec/schedulingGates")
+                .set("value", mapper.valueToTree(current.getSpec().getSchedulingGates()));
+        ops.addAll(JsonPatch.diff(mapper.valueToTree(current), mapper.valueToTree(edited)));
+        return ops;
+    }
+
+    /** The node ACE pinned a pod to, if it did. */
+    public static java.util.Optional<String> pinnedNode(Pod pod) { return PodEdits.pinnedNode(pod); }
 
     public static boolean isGated(Pod pod) { return PodEdits.hasSchedulingGate(pod, AceKeys.GATE); }
 }

@@ -1,7 +1,6 @@
 package dev.ace.binpacker.admission;
 
 import dev.ace.binpacker.observability.Metrics;
-import dev.ace.binpacker.placement.Allocator;
 import dev.ace.binpacker.placement.PlacementRequest;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -12,17 +11,17 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 /**
- * TP pods admitted behind the {@code ace.dev/waiting-for-clique} gate, waiting for GPUs. When
- * capacity frees, {@link #releaseNext} reserves a clique for the oldest waiting pod of the highest
- * priority that now fits; the caller (the cluster layer) then patches that pod: node affinity,
- * reservation annotation, gate removed. Thread-safe.
+ * TP pods admitted behind the {@code ace.dev/waiting-for-clique} gate, waiting for GPUs: a plain,
+ * thread-safe queue in priority-then-age order. It decides nothing and calls nothing: the cluster
+ * leader's reconciler walks {@link #waiting()}, reserves and patches with no lock of this queue held,
+ * and removes a pod only once its release is written (a failed patch keeps it queued).
  */
 public final class PendingDemand {
-    /** One gated pod. {@code podKey} is namespace/name once known (generateName pods get it from the informer). */
+    /**
+     * One gated pod. In a cluster {@code id} is the pod's UID (a pod re-created under the same name
+     * is another entry); standalone it is the admission request UID. {@code podKey} is namespace/name.
+     */
     public record Waiting(String id, String podKey, PlacementRequest request, int priority, long sinceMillis) {}
-
-    /** A waiting pod that just got its GPUs. */
-    public record Released(Waiting waiting, Allocator.Outcome outcome) {}
 
     private static final Comparator<Waiting> ORDER = Comparator.comparingInt(Waiting::priority).reversed()
             .thenComparingLong(Waiting::sinceMillis).thenComparing(Waiting::id);
@@ -56,22 +55,7 @@ public final class PendingDemand {
         publish();
     }
 
-    /**
-     * Reserves GPUs for the first waiting pod, in priority-then-age order, that fits now, and removes it
-     * from the queue. A big request at the head does not block smaller ones behind it when it cannot fit;
-     * it keeps its place and is tried first at every release.
-     */
-    public synchronized Optional<Released> releaseNext(Allocator allocator, long nowMillis) {
-        for (Waiting w : waiting()) {
-            Allocator.Outcome o = allocator.place(w.request(), false, nowMillis);
-            if (o.placed()) {
-                byId.remove(w.id());
-                publish();
-                return Optional.of(new Released(w, o));
-            }
-        }
-        return Optional.empty();
-    }
+    public synchronized boolean contains(String id) { return byId.containsKey(id); }
 
     private void publish() {
         Map<Integer, Integer> byTp = new TreeMap<>();

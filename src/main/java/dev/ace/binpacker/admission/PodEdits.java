@@ -31,8 +31,10 @@ final class PodEdits {
     }
 
     /**
-     * Requires {@code kubernetes.io/hostname In [node]}. Terms are ORed, so the requirement goes into
-     * every existing term (adding a new term would widen the pod, not narrow it).
+     * Requires {@code metadata.name In [node]} as a {@code matchFields} requirement, as the DaemonSet
+     * controller pins its pods: the {@code kubernetes.io/hostname} label is the kubelet's and may differ
+     * from the node's name. Terms are ORed, so the requirement goes into every existing term (adding a
+     * new term would widen the pod, not narrow it).
      */
     static void pinToNode(Pod pod, String node) {
         Affinity affinity = pod.getSpec().getAffinity();
@@ -57,11 +59,30 @@ final class PodEdits {
             required.setNodeSelectorTerms(terms);
         }
         for (NodeSelectorTerm t : terms) {
-            List<NodeSelectorRequirement> exprs = t.getMatchExpressions() == null ? new ArrayList<>() : new ArrayList<>(t.getMatchExpressions());
-            NodeSelectorRequirement r = new NodeSelectorRequirement(AceKeys.HOSTNAME, "In", List.of(node));
-            if (!exprs.contains(r)) exprs.add(r);
-            t.setMatchExpressions(exprs);
+            List<NodeSelectorRequirement> fields = t.getMatchFields() == null ? new ArrayList<>() : new ArrayList<>(t.getMatchFields());
+            NodeSelectorRequirement r = new NodeSelectorRequirement(AceKeys.NODE_NAME_FIELD, "In", List.of(node));
+            if (!fields.contains(r)) fields.add(r);
+            t.setMatchFields(fields);
         }
+    }
+
+    /** The node a pod is pinned to by {@link #pinToNode}, if any. */
+    static java.util.Optional<String> pinnedNode(Pod pod) {
+        if (pod.getSpec() == null || pod.getSpec().getAffinity() == null || pod.getSpec().getAffinity().getNodeAffinity() == null) {
+            return java.util.Optional.empty();
+        }
+        NodeSelector required = pod.getSpec().getAffinity().getNodeAffinity().getRequiredDuringSchedulingIgnoredDuringExecution();
+        if (required == null || required.getNodeSelectorTerms() == null) return java.util.Optional.empty();
+        for (NodeSelectorTerm t : required.getNodeSelectorTerms()) {
+            if (t.getMatchFields() == null) continue;
+            for (NodeSelectorRequirement r : t.getMatchFields()) {
+                if (AceKeys.NODE_NAME_FIELD.equals(r.getKey()) && "In".equals(r.getOperator()) && r.getValues() != null
+                        && r.getValues().size() == 1) {
+                    return java.util.Optional.of(r.getValues().get(0));
+                }
+            }
+        }
+        return java.util.Optional.empty();
     }
 
     static void addSchedulingGate(Pod pod, String name) {

@@ -116,7 +116,7 @@ public final class PodPolicy {
         Allocator a = allocator();
         boolean inferenceAllowed = a.read(al -> !FleetView.allowed(al.state(), Pool.INFERENCE, constraints, true).isEmpty());
         List<Pool> pools = inferenceAllowed ? List.of(Pool.INFERENCE) : List.of(Pool.GENERAL);
-        PlacementRequest pr = PlacementRequest.whole(req.uid(), c.workloadClass(), c.gpus(), Math.max(c.tp(), c.gpus()), pools, constraints)
+        PlacementRequest pr = PlacementRequest.whole(Reservation.newId(), c.workloadClass(), c.gpus(), Math.max(c.tp(), c.gpus()), pools, constraints)
                 .ownedBy(owner(req));
         Allocator.Outcome o = a.place(pr, !commit, now);
         String what = describe(c);

@@ -22,6 +22,8 @@ public interface AceConfig {
 
     Reservations reservations();
 
+    Controller controller();
+
     Tls tls();
 
     interface Standalone {
@@ -59,17 +61,44 @@ public interface AceConfig {
     }
 
     interface Reservations {
-        /** Namespace of the per-node ledger ConfigMaps shared by the replicas (set from the pod's namespace in deploy/). */
-        @WithDefault("ace-system")
-        String ledgerNamespace();
-
-        /** How often pending reservations are checked for expiry. */
-        @WithDefault("30s")
-        Duration expiryInterval();
-
-        /** A reservation whose pod has not appeared after this long is released (the pod was denied elsewhere). */
+        /** An untied reservation whose pod has not appeared after this long is released (the pod was denied elsewhere); the leader measures it with its own clock. */
         @WithDefault("5m")
         Duration pendingTtl();
+    }
+
+    /** The leader-elected controller that releases gated pods and keeps the ledger (docs/webhook.md, "What ACE counts"). */
+    interface Controller {
+        /** Namespace of the Lease (set from the pod's namespace in deploy/). */
+        @WithDefault("ace-system")
+        String namespace();
+
+        /** Name of the {@code coordination.k8s.io} Lease the replicas compete for. */
+        @WithDefault("ace-binpacker")
+        String leaseName();
+
+        /** How long a Lease holds without renewal before another replica may take it. */
+        @WithDefault("15s")
+        Duration leaseDuration();
+
+        /** A leader that could not renew for this long stops leading (shorter than the lease, so two never lead at once). */
+        @WithDefault("10s")
+        Duration renewDeadline();
+
+        /** How often the Lease is renewed, or tried for by a replica that does not lead. */
+        @WithDefault("2s")
+        Duration retryPeriod();
+
+        /** Reconcile at least this often (watch events wake it sooner). */
+        @WithDefault("2s")
+        Duration interval();
+
+        /** An entry tied to a pod this replica has not seen, or one its pod does not carry, is released after this long. */
+        @WithDefault("30s")
+        Duration absentGrace();
+
+        /** A pinned pod that cannot bind because its node is over-committed is repaired after this long. */
+        @WithDefault("10s")
+        Duration stuckGrace();
     }
 
     interface Tls {

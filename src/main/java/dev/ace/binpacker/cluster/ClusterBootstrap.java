@@ -17,14 +17,11 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.jboss.logging.Logger;
 
 /**
- * At startup: load the standalone inventory, or (in-cluster) share reservations through the ledger
- * ConfigMaps, start the informers and expire pending reservations periodically. The Kubernetes
+ * At startup: load the standalone inventory, or (in-cluster) start {@link InCluster}: the ledger
+ * objects as the shared store, the informers, the leader election and its reconciler. The Kubernetes
  * client is only created in-cluster, so standalone never fails for want of an API server.
  */
 @ApplicationScoped
@@ -50,8 +47,7 @@ public class ClusterBootstrap {
     @Inject
     ReviewCodec codec;
 
-    private ClusterWatch watch;
-    private ScheduledExecutorService expiry;
+    private InCluster cluster;
 
     void onStart(@Observes StartupEvent e) {
         if (mode == ClusterMode.STANDALONE) {
@@ -59,33 +55,13 @@ public class ClusterBootstrap {
             LOG.infof("standalone mode: %d nodes from %s", nodes.size(), config.standalone().nodes().orElse("the embedded demo inventory"));
             return;
         }
-        KubernetesClient client = clients.get();
-        fleet.useStore(new ConfigMapReservationStore(client, config.reservations().ledgerNamespace()));
-        fleet.load(List.of());
-        watch = new ClusterWatch(client, fleet, namespaces, pending, metrics, readiness, codec.mapper(), System::currentTimeMillis);
-        // Informers sync off the startup thread: the probes report not-ready until they have.
-        Thread starter = new Thread(() -> {
-            try {
-                watch.start();
-            } catch (RuntimeException ex) {
-                LOG.error("informers failed to start; readiness stays down", ex);
-            }
-        }, "ace-informers");
-        starter.setDaemon(true);
-        starter.start();
-        long ttl = config.reservations().pendingTtl().toMillis();
-        long every = config.reservations().expiryInterval().toMillis();
-        expiry = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "ace-reservation-expiry");
-            t.setDaemon(true);
-            return t;
-        });
-        expiry.scheduleWithFixedDelay(() -> watch.expire(ttl), every, every, TimeUnit.MILLISECONDS);
+        cluster = new InCluster(clients.get(), fleet, namespaces, pending, metrics, readiness, codec.mapper(),
+                InCluster.Settings.of(config), InCluster.identity());
+        cluster.start();
     }
 
     void onStop(@Observes ShutdownEvent e) {
-        if (expiry != null) expiry.shutdownNow();
-        if (watch != null) watch.close();
+        if (cluster != null) cluster.close();
     }
 
     /** Reads the configured node file (or the demo inventory) into a fresh allocator. Tests call it to start from a clean state. */

@@ -1,85 +1,127 @@
 package dev.ace.binpacker.cluster;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.ace.binpacker.admission.GateRelease;
-import dev.ace.binpacker.admission.PendingDemand;
-import dev.ace.binpacker.admission.ReservationJson;
-import dev.ace.binpacker.observability.Metrics;
 import dev.ace.binpacker.observability.Readiness;
-import dev.ace.binpacker.placement.Allocator;
-import dev.ace.binpacker.placement.Ledger;
-import dev.ace.binpacker.placement.PlacementRequest;
-import dev.ace.binpacker.placement.Reservation;
-import dev.ace.binpacker.workload.AceKeys;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
-import java.util.function.LongSupplier;
+import java.util.stream.Collectors;
 import org.jboss.logging.Logger;
 
 /**
- * In-cluster state: Node, Namespace and Pod informers feed the allocator. Pods are the durable
- * record (DESIGN "State lives in Kubernetes"): at start the ledger is rebuilt from their
- * {@code ace.dev/reservation} annotations; a reservation is confirmed when its pod shows up and
- * released when the pod terminates or goes away, and gated pods wait in {@link PendingDemand}
- * until a release frees a clique for them. Readiness is up once every informer has synced.
+ * The fabric8 edge of {@link LocalView}: Namespace, Node, GpuLedger and Pod informers, started in
+ * dependency order (nodes before the ledger entries and pods that hold their GPUs). fabric8 runs
+ * handlers asynchronously after {@code inform()} returns, so each informer's initial list is
+ * processed here, from its store, before its readiness component goes up (the handlers are
+ * idempotent: the same events arriving later change nothing). A start that fails, or an informer
+ * that stops later, closes them all and starts again with backoff, for ever, with the last error on
+ * the readiness probe.
  */
 public final class ClusterWatch implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(ClusterWatch.class);
-    public static final List<String> INFORMERS = List.of("informer-namespaces", "informer-nodes", "informer-pods");
+    public static final String NAMESPACES = "namespaces";
+    public static final String NODES = "nodes";
+    public static final String LEDGER = "ledger";
+    public static final String PODS = "pods";
+    public static final List<String> COMPONENTS = List.of(NAMESPACES, NODES, LEDGER, PODS);
 
     private final KubernetesClient client;
-    private final Fleet fleet;
+    private final CrdLedgerStore ledger;
+    private final LocalView view;
     private final NamespaceWatch namespaces;
-    private final PendingDemand pending;
-    private final Metrics metrics;
     private final Readiness readiness;
-    private final ObjectMapper json;
-    private final LongSupplier clock;
-    private final NodeMapper mapper = NodeMapper.standard();
+    private final Backoff backoff;
     private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
+    private volatile boolean closed;
+    private volatile CompletableFuture<Throwable> current = new CompletableFuture<>();
 
-    public ClusterWatch(KubernetesClient client, Fleet fleet, NamespaceWatch namespaces, PendingDemand pending, Metrics metrics,
-                        Readiness readiness, ObjectMapper json, LongSupplier clock) {
+    public ClusterWatch(KubernetesClient client, CrdLedgerStore ledger, LocalView view, NamespaceWatch namespaces,
+                        Readiness readiness, Backoff backoff) {
         this.client = client;
-        this.fleet = fleet;
+        this.ledger = ledger;
+        this.view = view;
         this.namespaces = namespaces;
-        this.pending = pending;
-        this.metrics = metrics;
         this.readiness = readiness;
-        this.json = json;
-        this.clock = clock;
+        this.backoff = backoff;
+        COMPONENTS.forEach(readiness::expect);
     }
 
-    /** Starts the informers in dependency order (nodes before the pods that hold their GPUs); each inform() returns once synced. */
-    public void start() {
-        INFORMERS.forEach(readiness::expect);
-        informers.add(client.namespaces().inform(handler(namespaces::upsert, namespaces::remove)));
-        readiness.ready(INFORMERS.get(0), true);
-        informers.add(client.nodes().inform(handler(this::nodeChanged, this::nodeGone)));
-        readiness.ready(INFORMERS.get(1), true);
-        informers.add(client.pods().inAnyNamespace().inform(handler(this::podChanged, this::podGone)));
-        readiness.ready(INFORMERS.get(2), true);
-        LOG.infof("informers synced: %d nodes, %d reservations rebuilt from pods, %d pods gated",
-                fleet.allocator().state().liveNodes(), fleet.allocator().ledger().size(), pending.size());
+    /** True once every informer's initial list is processed: the ledger and the gated queue are rebuilt. */
+    public boolean synced() { return COMPONENTS.stream().allMatch(readiness::isReady); }
+
+    /**
+     * Starts the informers and keeps them running: a start that fails, and an informer that stops later
+     * (its watch could not be resumed), close them all and start again after a backoff, for ever, with
+     * readiness down meanwhile. Blocks: run it on its own thread.
+     */
+    public void run() {
+        for (int attempt = 0; !closed; attempt++) {
+            CompletableFuture<Throwable> stopped = new CompletableFuture<>();
+            current = stopped;
+            try {
+                startOnce(stopped);
+                LOG.infof("informers synced: %d nodes, %d ledger entries, %d pods, %d gated", view.nodeNames().size(),
+                        view.allocator().ledger().size(), view.pods().size(), view.pending().size());
+                attempt = 0;
+                Throwable why = stopped.join();
+                if (closed) return;
+                throw new IllegalStateException("an informer stopped: " + (why == null ? "unknown" : why.getMessage()), why);
+            } catch (RuntimeException e) {
+                if (closed) return;
+                String component = COMPONENTS.stream().filter(c -> !readiness.isReady(c)).findFirst().orElse(PODS);
+                closeInformers();
+                COMPONENTS.forEach(c -> readiness.ready(c, false));
+                readiness.failed(component, e.getMessage());
+                long wait = backoff.delayMillis(attempt);
+                LOG.warnf("informers down (%s); starting them again in %d ms", e.getMessage(), wait);
+                if (!backoff.sleep(wait)) return;
+            }
+        }
     }
 
-    /** Releases pending reservations whose pod never appeared; called periodically. */
-    public void expire(long ttlMillis) {
-        List<Reservation> gone = fleet.allocator().expirePending(clock.getAsLong(), ttlMillis);
-        gone.forEach(r -> metrics.reservationExpired());
-        if (!gone.isEmpty()) releaseGated();
+    private void startOnce(CompletableFuture<Throwable> stopped) {
+        SharedIndexInformer<Namespace> ns = add(client.namespaces().inform(handler(namespaces::upsert, namespaces::remove)), stopped);
+        ns.getStore().list().forEach(namespaces::upsert);
+        readiness.ready(NAMESPACES, true);
+        SharedIndexInformer<Node> nodes = add(client.nodes().inform(handler(view::nodeChanged, n -> view.nodeGone(n.getMetadata().getName()))), stopped);
+        List<Node> nodeList = nodes.getStore().list();
+        nodeList.forEach(view::nodeChanged);
+        readiness.ready(NODES, true);
+        SharedIndexInformer<GenericKubernetesResource> docs = add(ledger.objects().inform(handler(
+                r -> view.ledgerChanged(ledger.codec().read(r)), r -> view.ledgerGone(r.getMetadata().getName()))), stopped);
+        List<LedgerDoc> docList = docs.getStore().list().stream().map(ledger.codec()::read).toList();
+        docList.forEach(view::ledgerChanged);
+        readiness.ready(LEDGER, true);
+        SharedIndexInformer<Pod> pods = add(client.pods().inAnyNamespace().inform(handler(view::podChanged,
+                p -> view.podGone(p.getMetadata().getUid()))), stopped);
+        List<Pod> podList = pods.getStore().list();
+        podList.forEach(view::podChanged);
+        // Informers restarted after a failure: what was deleted while nobody watched is in no list.
+        view.retain(names(nodeList), docList.stream().map(LedgerDoc::node).collect(Collectors.toSet()),
+                podList.stream().map(p -> p.getMetadata().getUid()).collect(Collectors.toSet()));
+        view.nodeNames().forEach(view::refresh);
+        readiness.ready(PODS, true);
     }
 
-    private <T> ResourceEventHandler<T> handler(Consumer<T> upsert, Consumer<T> delete) {
+    private static Set<String> names(List<Node> nodes) {
+        return nodes.stream().map(n -> n.getMetadata().getName()).collect(Collectors.toSet());
+    }
+
+    private <T> SharedIndexInformer<T> add(SharedIndexInformer<T> informer, CompletableFuture<Throwable> stopped) {
+        informers.add(informer);
+        informer.stopped().whenComplete((v, t) -> stopped.complete(t));
+        return informer;
+    }
+
+    private static <T> ResourceEventHandler<T> handler(Consumer<T> upsert, Consumer<T> delete) {
         return new ResourceEventHandler<>() {
             @Override public void onAdd(T obj) { guard(() -> upsert.accept(obj)); }
             @Override public void onUpdate(T oldObj, T newObj) { guard(() -> upsert.accept(newObj)); }
@@ -95,103 +137,22 @@ public final class ClusterWatch implements AutoCloseable {
         }
     }
 
-    void nodeChanged(Node node) {
-        var info = mapper.map(node);
-        fleet.allocator().read(a -> a.state().upsert(info));
-        releaseGated();
-    }
-
-    void nodeGone(Node node) {
-        String name = node.getMetadata().getName();
-        Allocator a = fleet.allocator();
-        List<String> held = a.read(al -> al.ledger().all().stream().filter(r -> r.node().equals(name)).map(Reservation::id).toList());
-        held.forEach(a::release);
-        a.read(al -> al.state().remove(name));
-    }
-
-    void podChanged(Pod pod) {
-        String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
-        if ("Succeeded".equals(phase) || "Failed".equals(phase)) {
-            podGone(pod);
-            return;
-        }
-        String key = key(pod);
-        if (GateRelease.isGated(pod)) {
-            if (pending.waiting().stream().noneMatch(w -> w.id().equals(key))) {
-                try {
-                    PlacementRequest r = fleet.allocator().read(a -> {
-                        try {
-                            return GateRelease.waitingFor(pod, key, a.state());
-                        } catch (dev.ace.binpacker.workload.InvalidPodException e) {
-                            throw new IllegalArgumentException(e.getMessage(), e);
-                        }
-                    });
-                    Integer prio = pod.getSpec().getPriority();
-                    pending.add(new PendingDemand.Waiting(key, key, r, prio == null ? 0 : prio, created(pod)));
-                    releaseGated();
-                } catch (IllegalArgumentException e) {
-                    LOG.warnf("gated pod %s cannot be placed by ACE: %s", key, e.getMessage());
-                }
-            }
-            return;
-        }
-        pending.remove(key);
-        reservationOf(pod).ifPresent(r -> {
-            Allocator a = fleet.allocator();
-            if (a.reservation(r.id()).isEmpty()) {
-                Ledger.Outcome o = a.adopt(r);
-                if (o == Ledger.Outcome.CONFLICT) {
-                    metrics.ledgerConflict();
-                    LOG.warnf("pod %s holds %s, which overlaps another reservation", key, r);
-                }
-            }
-            a.confirm(r.id());
-        });
-    }
-
-    void podGone(Pod pod) {
-        pending.remove(key(pod));
-        reservationOf(pod).ifPresent(r -> {
-            if (fleet.allocator().release(r.id()).isPresent()) releaseGated();
-        });
-    }
-
-    /** Gives freed GPUs to waiting pods, oldest of the highest priority first, and patches each released pod. */
-    void releaseGated() {
-        while (true) {
-            Optional<PendingDemand.Released> next = pending.releaseNext(fleet.allocator(), clock.getAsLong());
-            if (next.isEmpty()) return;
-            Reservation r = next.get().outcome().reservation();
-            String[] nsName = next.get().waiting().podKey().split("/", 2);
+    private void closeInformers() {
+        informers.forEach(i -> {
             try {
-                client.pods().inNamespace(nsName[0]).withName(nsName[1]).edit(p -> {
-                    GateRelease.release(p, r, json);
-                    return p;
-                });
-                LOG.infof("released %s onto %s GPUs %s", next.get().waiting().podKey(), r.node(), java.util.Arrays.toString(r.gpus()));
+                i.close();
             } catch (RuntimeException e) {
-                fleet.allocator().release(r.id());
-                LOG.warnf("could not release gated pod %s: %s", next.get().waiting().podKey(), e.getMessage());
+                LOG.debugf("closing an informer: %s", e.getMessage());
             }
-        }
+        });
+        informers.clear();
     }
-
-    private Optional<Reservation> reservationOf(Pod pod) {
-        Map<String, String> a = pod.getMetadata().getAnnotations();
-        return a == null ? Optional.empty() : ReservationJson.read(json, a.get(AceKeys.RESERVATION), created(pod));
-    }
-
-    private static long created(Pod pod) {
-        String ts = pod.getMetadata().getCreationTimestamp();
-        try {
-            return ts == null ? System.currentTimeMillis() : Instant.parse(ts).toEpochMilli();
-        } catch (RuntimeException e) {
-            return System.currentTimeMillis();
-        }
-    }
-
-    private static String key(Pod pod) { return pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName(); }
 
     @Override
-    public void close() { informers.forEach(SharedIndexInformer::close); }
+    public void close() {
+        closed = true;
+        current.complete(null);
+        backoff.interrupt();
+        closeInformers();
+    }
 }

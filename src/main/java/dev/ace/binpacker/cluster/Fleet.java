@@ -27,7 +27,7 @@ public final class Fleet {
 
     public Allocator allocator() { return allocator; }
 
-    /** Where reservations are shared between replicas from the next {@link #load} on (in-cluster: ledger ConfigMaps). */
+    /** Where reservations are shared between replicas from the next {@link #load} on (in-cluster: the GpuLedger objects). */
     public void useStore(ReservationStore store) { this.store = store; }
 
     /** A fresh allocator over these nodes, everything free; ready from now on. */

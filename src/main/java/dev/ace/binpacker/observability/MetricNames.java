@@ -15,4 +15,5 @@ public final class MetricNames {
     public static final String LEDGER_CONFLICTS = "ace_ledger_conflicts";
     public static final String RESERVATIONS_EXPIRED = "ace_reservations_expired";
     public static final String BINDING_DRIFT = "ace_binding_drift";
+    public static final String PINS_REPAIRED = "ace_pins_repaired";
 }

@@ -14,7 +14,10 @@ public interface Metrics {
     /** Pods waiting for a clique of size {@code tp} right now ({@code ace_pending_tp_demand}). */
     void pendingTpDemand(int tp, int waiting);
 
-    /** A reservation refused because the GPUs were already taken ({@code ace_ledger_conflicts_total}). */
+    /**
+     * A lost race on the ledger ({@code ace_ledger_conflicts_total}): a compare-and-swap that lost to another
+     * writer, a commit refused because another entry holds the GPUs, a pod carrying an entry tied to another pod.
+     */
     void ledgerConflict();
 
     /** A pending reservation whose pod never appeared ({@code ace_reservations_expired_total}). */
@@ -26,6 +29,12 @@ public interface Metrics {
      * ({@code moved}, {@code not_a_clique}, {@code unseen_pod}, {@code unhealthy_gpu}, {@code displaced}).
      */
     default void bindingDrift(String kind) {}
+
+    /**
+     * A pod ACE pinned that could not bind because its node is over-committed ({@code ace_pins_repaired_total{action}}):
+     * {@code deleted} (controller-owned, re-created and decided again) or {@code reported} (an Event).
+     */
+    default void pinRepaired(String action) { }
 
     Metrics NOOP = new Metrics() {
         @Override public void admission(String webhook, String operation, String outcome, boolean dryRun, long nanos) {}

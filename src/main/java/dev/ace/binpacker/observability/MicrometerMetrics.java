@@ -22,12 +22,13 @@ public final class MicrometerMetrics implements Metrics {
 
     public MicrometerMetrics(MeterRegistry registry) {
         this.registry = registry;
-        this.conflicts = Counter.builder(MetricNames.LEDGER_CONFLICTS).description("Reservations refused because the GPUs were taken").register(registry);
+        this.conflicts = Counter.builder(MetricNames.LEDGER_CONFLICTS).description("Lost races on the ledger: compare-and-swap losses, refused commits, copied reservations").register(registry);
         this.expired = Counter.builder(MetricNames.RESERVATIONS_EXPIRED).description("Pending reservations whose pod never appeared").register(registry);
         // every kind at 0 from the start, so a rate() over a kind that never happened is 0, not absent
         for (dev.ace.binpacker.truth.Drift.Kind k : dev.ace.binpacker.truth.Drift.Kind.values()) drift(k.label());
         this.decisionTimer = Timer.builder(MetricNames.PLACEMENT_DECISION_DURATION).description("Time to decide one placement").register(registry);
         for (int tp : new int[] {2, 4, 8}) pendingTpDemand(tp, 0);
+        for (String action : new String[] {"deleted", "reported"}) registry.counter(MetricNames.PINS_REPAIRED, "action", action);
     }
 
     /** Capacity gauges, computed from {@code stats} at scrape time. */
@@ -83,5 +84,10 @@ public final class MicrometerMetrics implements Metrics {
     private Counter drift(String kind) {
         return Counter.builder(MetricNames.BINDING_DRIFT).description("Differences between the ledger and the GPUs the node reports pods hold")
                 .tag("kind", kind).register(registry);
+    }
+
+    @Override
+    public void pinRepaired(String action) {
+        registry.counter(MetricNames.PINS_REPAIRED, "action", action).increment();
     }
 }

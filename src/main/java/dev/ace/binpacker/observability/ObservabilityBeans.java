@@ -10,7 +10,11 @@ import jakarta.inject.Singleton;
 public class ObservabilityBeans {
     @Produces
     @Singleton
-    Readiness readiness() { return new Readiness(); }
+    Readiness readiness() {
+        Readiness r = new Readiness();
+        r.expect(Readiness.WARM_UP); // before anything else can report ready: no window where a cold replica looks ready
+        return r;
+    }
 
     @Produces
     @Singleton

@@ -6,7 +6,11 @@ import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
 
-/** {@code /q/health/ready}: up only when the inventory is loaded (standalone) or every informer has synced. */
+/**
+ * {@code /q/health/ready}: up only when every component of {@link Readiness} is: the inventory
+ * (standalone) or the ledger and informers (in a cluster), and the warmed-up HTTPS handler. A failed
+ * component shows its last error as {@code <component>-error}.
+ */
 @org.eclipse.microprofile.health.Readiness
 @ApplicationScoped
 public class ReadinessCheck implements HealthCheck {
@@ -17,6 +21,7 @@ public class ReadinessCheck implements HealthCheck {
     public HealthCheckResponse call() {
         HealthCheckResponseBuilder b = HealthCheckResponse.named("ace-inventory");
         readiness.snapshot().forEach(b::withData);
+        readiness.errors().forEach((k, v) -> b.withData(k + "-error", v));
         return b.status(readiness.allReady()).build();
     }
 }

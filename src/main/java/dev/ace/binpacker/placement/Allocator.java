@@ -1,27 +1,38 @@
 package dev.ace.binpacker.placement;
 
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 
 /**
  * Packer plus ledger behind one lock: decide and reserve happen atomically, so two concurrent
  * admissions can never be handed the same GPU. A decision takes microseconds, so one lock per
  * process costs nothing measurable next to the HTTP round trip.
  *
- * <p>With several replicas, a {@link ReservationStore} shares the reservations: a reservation is
- * taken locally under the lock, then committed to the store outside it (an API round trip must
- * not serialise admissions). If another replica got there first, the local reservation is undone,
- * the winner's reservations are adopted, and the decision is made again on the corrected state.
+ * <p>With several replicas, a {@link ReservationStore} holds the authoritative entries. A decision
+ * is reserved locally under the lock (an <em>in-flight</em> entry), then committed to the store
+ * outside it (an API round trip must not serialise admissions). If another replica got there
+ * first, the local reservation is undone, the winner's entries are adopted and the decision is
+ * made again. Committed entries of every replica come back through {@link #mirror}; entries not
+ * yet seen there stay apart as in-flight, so a mirror that lags never drops them.
+ *
+ * <p>Besides ACE's entries the ledger counts what the cluster uses without ACE ({@link #observe}):
+ * ACE never reserves what is not really free.
  */
 public final class Allocator {
-    /** Decisions retried after store conflicts before the request is answered with what is known. */
+    /** Decisions retried after store conflicts before the request is answered with an error. */
     static final int MAX_COMMIT_ATTEMPTS = 5;
 
     private final Packer packer;
     private final Ledger ledger;
     private final ReservationStore store;
     private final Object lock = new Object();
-    private final java.util.concurrent.atomic.AtomicLong conflicts = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong conflicts = new AtomicLong();
+    private final StoreMirror mirror = new StoreMirror();
+    private final ObservedUsage observed = new ObservedUsage();
+    private final double[] scratch = new double[1];
 
     public Allocator(ClusterState state, PackerConfig config) {
         this(state, config, ReservationStore.IN_MEMORY);
@@ -33,7 +44,7 @@ public final class Allocator {
         this.store = store;
     }
 
-    /** Store conflicts seen so far (another replica reserved the same GPUs first): {@code ace_ledger_conflicts_total}. */
+    /** Decisions that lost their GPUs to another replica's entry and were made again. */
     public long conflicts() { return conflicts.get(); }
 
     /** What the allocator did with a request. */
@@ -42,20 +53,32 @@ public final class Allocator {
     }
 
     /**
-     * Decides and, unless {@code dryRun}, reserves. A request whose id already holds a reservation
-     * gets that reservation back (admission is retried and reinvoked; it must be idempotent).
+     * Decides and, unless {@code dryRun}, reserves. A request whose id, or whose admission request,
+     * already holds a reservation gets that reservation back (admission is retried and reinvoked; it
+     * must be idempotent). A store that fails (HTTP 500, timeout) leaves nothing reserved here and
+     * the exception goes to the caller: an ambiguous write that did land is an untied entry the
+     * leader expires.
      */
     public Outcome place(PlacementRequest r, boolean dryRun, long nowMillis) {
         for (int attempt = 1; ; attempt++) {
             Outcome o = placeLocally(r, dryRun, nowMillis);
             if (dryRun || !o.placed() || o.alreadyHeld() || store == ReservationStore.IN_MEMORY) return o;
-            List<Reservation> winners = store.commit(o.reservation());
+            List<Reservation> winners;
+            try {
+                winners = store.commit(o.reservation());
+            } catch (RuntimeException e) {
+                dropLocal(o.reservation().id());
+                throw e;
+            }
             if (winners.isEmpty()) return o;
             conflicts.incrementAndGet();
             synchronized (lock) {
-                ledger.release(r.id());
+                dropLocal(r.id());
                 for (Reservation w : winners) {
-                    if (!w.id().equals(r.id())) ledger.reserve(w);
+                    if (w.id().equals(r.id())) {
+                        throw new IllegalStateException("the ledger already holds " + r.id() + " on other GPUs: " + w);
+                    }
+                    adoptCommitted(w);
                 }
             }
             if (attempt == MAX_COMMIT_ATTEMPTS) {
@@ -67,7 +90,7 @@ public final class Allocator {
 
     private Outcome placeLocally(PlacementRequest r, boolean dryRun, long nowMillis) {
         synchronized (lock) {
-            Optional<Reservation> held = ledger.get(r.id());
+            Optional<Reservation> held = ledger.get(r.id()).or(() -> ledger.forRequest(r.owner().requestUid()));
             if (held.isPresent()) {
                 Reservation h = held.get();
                 int idx = ledger.state().indexOf(h.node());
@@ -80,71 +103,148 @@ public final class Allocator {
             if (!dryRun) packer.observe(r);
             if (!(result instanceof PlacementResult.Placed p)) return new Outcome(result, null, false);
             Reservation res = new Reservation(r.id(), p.node(), p.gpuMask(), r.milliPerGpu(), r.cpuMilli(),
-                    r.tp(), p.domain() == null ? null : p.node() + "/" + p.domain(), nowMillis, true, r.owner());
+                    r.tp(), p.domain() == null ? null : p.node() + "/" + p.domain(), nowMillis, r.owner().podUid() == null, r.owner());
             if (dryRun) return new Outcome(result, res, false);
             Ledger.Outcome o = ledger.reserve(res);
             if (o != Ledger.Outcome.RESERVED) {
                 // Cannot happen under the lock; if it does, the ledger and the index disagree: fail loudly.
                 throw new IllegalStateException("ledger refused a fresh decision for " + r.id() + ": " + o);
             }
+            if (store != ReservationStore.IN_MEMORY) mirror.reserved(res.id());
             return new Outcome(result, res, false);
         }
     }
 
-    /** Records a reservation found elsewhere (a pod annotation at restart); false on conflict. */
-    public Ledger.Outcome adopt(Reservation r) {
+    private void dropLocal(String id) {
         synchronized (lock) {
-            return ledger.reserve(r);
+            ledger.release(id).ifPresent(r -> {
+                mirror.forget(r);
+                recharge(r.node());
+            });
         }
     }
 
-    /** Marks a pending reservation as confirmed (its pod was seen); false if there is none of that id. */
-    public boolean confirm(String id) {
+    /** A committed entry learnt from a lost race, before the mirror shows it. */
+    private void adoptCommitted(Reservation w) {
+        if (mirror.adopt(ledger, w)) recharge(w.node());
+    }
+
+    /**
+     * The store's entries of one node, as its watch delivered them: replaces what was mirrored for the
+     * node before. In-flight entries are kept until they show up here; an entry that moved (re-keyed
+     * by the node agent, say) takes its new GPUs.
+     */
+    public void mirror(String node, Collection<Reservation> entries) {
         synchronized (lock) {
-            return ledger.get(id).map(r -> ledger.update(r.confirmed())).orElse(false);
+            mirror.apply(ledger, node, entries).forEach(this::recharge);
         }
     }
 
     /**
-     * Releases pending reservations older than {@code ttlMillis}: their pod never appeared (another
-     * webhook denied it, or the client gave up). Returns what was released, for metrics and logs.
+     * What the cluster uses on a node without ACE: {@code usable} whole GPUs (allocatable, capped by the
+     * board) and the holdings of pods no ACE entry covers. Replaces what was observed there before.
      */
-    public List<Reservation> expirePending(long nowMillis, long ttlMillis) {
-        List<Reservation> stale;
+    public void observe(String node, int usable, List<Holding> holdings) {
         synchronized (lock) {
-            stale = ledger.all().stream()
-                    .filter(r -> r.pending() && nowMillis - r.createdAtMillis() > ttlMillis)
-                    .toList();
-            for (Reservation r : stale) ledger.release(r.id());
+            observed.set(node, usable, holdings);
+            recharge(node);
         }
-        stale.forEach(store::remove); // outside the lock: an API round trip must not block admissions
-        return stale;
     }
 
+    /** Adds or replaces a node; held entries keep their GPUs when its GPU count changes. */
+    public void upsertNode(NodeInfo info) {
+        synchronized (lock) {
+            ledger.upsertNode(info);
+            recharge(info.name());
+        }
+    }
+
+    /** Forgets a node's capacity. Its entries stay recorded until the store drops them. */
+    public void removeNode(String name) {
+        synchronized (lock) {
+            observed.forget(name);
+            for (Reservation r : ledger.onNode(name)) {
+                if (!r.isAce()) ledger.release(r.id());
+            }
+            ledger.state().remove(name);
+        }
+    }
+
+    private void recharge(String node) {
+        observed.recharge(node, ledger, (i, free, k) -> {
+            NodeInfo n = ledger.state().node(i);
+            return packer.scorer(n.board()).best(free, k, false, packer.config().mix(), scratch);
+        });
+    }
+
+    /**
+     * Records a reservation found elsewhere (a pod's annotation); refused on conflict. With a shared store
+     * it is held as in-flight: kept only if the store turns out to hold it ({@link #dropInFlight}).
+     */
+    public Ledger.Outcome adopt(Reservation r) {
+        synchronized (lock) {
+            Ledger.Outcome o = ledger.reserve(r);
+            if (o == Ledger.Outcome.RESERVED && store != ReservationStore.IN_MEMORY) mirror.reserved(r.id());
+            return o;
+        }
+    }
+
+    /** Releases a reservation here and in the store (by id and pod UID: only the entry this owner holds). */
     public Optional<Reservation> release(String id) {
         Optional<Reservation> released;
         synchronized (lock) {
             released = ledger.release(id);
+            released.ifPresent(r -> {
+                mirror.forget(r);
+                recharge(r.node());
+            });
         }
         released.ifPresent(store::remove);
         return released;
     }
 
+    /** Re-keys an entry to the GPUs its node reports (issue 9's node agent); false when there is none of that id. */
+    public boolean rekey(String id, long mask) {
+        synchronized (lock) {
+            Optional<Reservation> r = ledger.get(id);
+            if (r.isEmpty() || !ledger.rekey(id, mask, true)) return false;
+            recharge(r.get().node());
+            return true;
+        }
+    }
+
+    /** Local entries not yet seen in the store's mirror. */
+    public List<Reservation> inFlight() {
+        synchronized (lock) {
+            return mirror.inFlight(ledger);
+        }
+    }
+
+    /** Forgets an in-flight entry the store does not hold (its commit failed, or it was released before the mirror saw it). */
+    public boolean dropInFlight(String id) {
+        synchronized (lock) {
+            if (!mirror.isInFlight(id)) return false;
+            dropLocal(id);
+            return true;
+        }
+    }
+
     /**
-     * The reservation that admission request {@code requestUid} made, if this replica holds it: how a
-     * reinvoked or retried admission, and /validate, recognise ACE's own reservation.
+     * The reservation that admission request {@code requestUid} made, on any replica once mirrored: how
+     * a reinvoked or retried admission, and /validate, recognise ACE's own reservation.
      */
     public Optional<Reservation> heldForRequest(String requestUid) {
         if (requestUid == null) return Optional.empty();
         synchronized (lock) {
-            return ledger.all().stream().filter(r -> requestUid.equals(r.owner().requestUid())).findFirst();
+            return ledger.forRequest(requestUid);
         }
     }
 
-    /** Pending (not yet confirmed) reservations made for pods of {@code namespace}. */
+    /** Pending (not yet tied to a pod) reservations made for pods of {@code namespace}. */
     public int pendingIn(String namespace) {
         synchronized (lock) {
-            return (int) ledger.all().stream().filter(r -> r.pending() && namespace.equals(r.owner().namespace())).count();
+            return (int) ledger.all().stream()
+                    .filter(r -> r.isAce() && r.pending() && namespace.equals(r.owner().namespace())).count();
         }
     }
 
@@ -154,8 +254,22 @@ public final class Allocator {
         }
     }
 
+    /** GPUs counted on a node for pods ACE did not place. */
+    public int observedOn(String node) {
+        synchronized (lock) {
+            return observed.observedOn(node);
+        }
+    }
+
+    /** Usable GPUs of a node as the cluster reports them, or -1 when not reported (standalone). */
+    public int usable(String node) {
+        synchronized (lock) {
+            return observed.usable(node);
+        }
+    }
+
     /** Runs {@code action} with the lock held, for readers that need a consistent view (metrics, explain). */
-    public <T> T read(java.util.function.Function<Allocator, T> action) {
+    public <T> T read(Function<Allocator, T> action) {
         synchronized (lock) {
             return action.apply(this);
         }

@@ -12,7 +12,8 @@ import java.util.Map;
  * a hole. Not thread-safe: {@link Allocator} serialises access.
  *
  * <p>Only {@link Ledger} changes capacity, through {@link #take} and {@link #give}, so that free +
- * held always equals capacity.
+ * held always equals capacity. A GPU held twice (the cluster bound a pod onto GPUs ACE had
+ * reserved) goes below zero free milli-GPU: over-commit is counted ({@link #overcommit}), never hidden.
  */
 public final class ClusterState {
     private NodeInfo[] nodes = new NodeInfo[16];
@@ -31,7 +32,11 @@ public final class ClusterState {
 
     public void addListener(Listener l) { listeners.add(l); }
 
-    /** Adds a node with all capacity free, or replaces the static info of a node of that name (capacity kept when the board is unchanged). */
+    /**
+     * Adds a node with all capacity free, or replaces the static info of a node of that name. Capacity is
+     * kept when the GPU count is unchanged; otherwise it starts free again and {@link Ledger#upsertNode}
+     * takes the held GPUs back, so a node whose GPU count changes keeps its reservations.
+     */
     public int upsert(NodeInfo info) {
         Integer existing = byName.get(info.name());
         if (existing != null) {
@@ -121,6 +126,16 @@ public final class ClusterState {
             if (g >= m.length || m[g] < milli) return false;
         }
         return true;
+    }
+
+    /** GPU holdings beyond capacity on a node: a GPU held by two entries counts one. */
+    public int overcommit(int index) {
+        int[] m = milliFree[index];
+        int over = 0;
+        for (int v : m) {
+            if (v < 0) over += (-v + 999) / 1000;
+        }
+        return over;
     }
 
     void take(int index, long mask, int milli, long cpu) { adjust(index, mask, -milli, -cpu); }

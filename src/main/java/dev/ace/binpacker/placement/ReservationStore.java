@@ -9,14 +9,19 @@ import java.util.List;
  */
 public interface ReservationStore {
     /**
-     * Makes {@code r} durable unless another reservation already holds one of its GPUs.
+     * Makes {@code r} durable unless another entry already holds one of its GPUs, or an entry of the
+     * same id holds other GPUs (refused: an id names one set of GPUs for its whole life).
      *
-     * @return the reservations that conflict with {@code r}; empty when {@code r} was committed
-     *         (or was already there, unchanged)
+     * @return the entries that conflict with {@code r}; empty when {@code r} was committed (or was
+     *         already there, unchanged)
+     * @throws RuntimeException when the store cannot answer (the write may or may not have landed)
      */
     List<Reservation> commit(Reservation r);
 
-    /** Forgets a reservation; a no-op when it is not there. */
+    /**
+     * Forgets the entry of {@code r}'s id if it still belongs to {@code r}'s pod (same pod UID, or
+     * both untied): never an entry another pod has since been tied to. A no-op when it is not there.
+     */
     void remove(Reservation r);
 
     /** A store for a single replica: the in-memory ledger is the whole truth. */

@@ -43,4 +43,11 @@ public final class AceKeys {
     public static final String GPU_PRODUCT = "nvidia.com/gpu.product";
     public static final String GPU_COUNT = "nvidia.com/gpu.count";
     public static final String HOSTNAME = "kubernetes.io/hostname";
+    /** The node field ACE pins pods with ({@code matchFields}), as the DaemonSet controller does: never the hostname label. */
+    public static final String NODE_NAME_FIELD = "metadata.name";
+    /** Resource group and version of ACE's ledger objects ({@code GpuLedger}, one per GPU node, cluster-scoped). */
+    public static final String LEDGER_GROUP = "ace.dev";
+    public static final String LEDGER_VERSION = "v1alpha1";
+    public static final String LEDGER_KIND = "GpuLedger";
+    public static final String LEDGER_PLURAL = "gpuledgers";
 }

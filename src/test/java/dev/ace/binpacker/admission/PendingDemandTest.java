@@ -22,29 +22,26 @@ class PendingDemandTest {
     }
 
     @Test
-    void freed_capacity_goes_to_the_oldest_waiting_pod_of_the_highest_priority() {
+    void the_queue_puts_the_oldest_waiting_pod_of_the_highest_priority_first() {
         EngineFixture f = new EngineFixture(EngineFixture.hgx("hgx-0"));
-        AdmissionRequest big = f.request(PodPolicyTest.tp(8), "ml", false);
-        assertTrue(f.engine.mutate(big).allowed());
+        assertTrue(f.engine.mutate(f.request(PodPolicyTest.tp(8), "ml", false)).allowed());
         Pod low = PodPolicyTest.tp(4);
         Pod highOld = PodPolicyTest.tp(4);
         highOld.getSpec().setPriority(1000);
         Pod highNew = PodPolicyTest.tp(4);
         highNew.getSpec().setPriority(1000);
-        f.engine.mutate(f.request(low, "ml", false));
+        AdmissionRequest lowReq = f.request(low, "ml", false);
+        f.engine.mutate(lowReq);
         f.clock.addAndGet(10);
         AdmissionRequest first = f.request(highOld, "ml", false);
         f.engine.mutate(first);
         f.clock.addAndGet(10);
-        f.engine.mutate(f.request(highNew, "ml", false));
-        assertEquals(3, f.pending.size());
+        AdmissionRequest second = f.request(highNew, "ml", false);
+        f.engine.mutate(second);
 
-        f.allocator.release(big.uid());
-        var released = f.pending.releaseNext(f.allocator, f.clock.get()).orElseThrow();
-        assertEquals(first.uid(), released.waiting().id());
-        assertEquals(4, released.outcome().reservation().gpuCount());
-        assertEquals(2, f.pending.size());
-        assertTrue(f.pending.releaseNext(f.allocator, f.clock.get()).isPresent(), "the other half of the board fits the next one");
-        assertTrue(f.pending.releaseNext(f.allocator, f.clock.get()).isEmpty(), "board full again");
+        assertEquals(java.util.List.of(first.uid(), second.uid(), lowReq.uid()),
+                f.pending.waiting().stream().map(PendingDemand.Waiting::id).toList());
+        f.pending.remove(first.uid());
+        assertEquals(second.uid(), f.pending.waiting().get(0).id(), "the next in line moves up");
     }
 }

@@ -31,14 +31,16 @@ class PodPolicyTest {
         assertTrue(reservation.contains("\"gpus\":[0,1,2,3]"), reservation);
         NodeSelectorTerm term = out.getSpec().getAffinity().getNodeAffinity().getRequiredDuringSchedulingIgnoredDuringExecution()
                 .getNodeSelectorTerms().get(0);
-        assertEquals(AceKeys.HOSTNAME, term.getMatchExpressions().get(0).getKey());
-        assertEquals("hgx-0", term.getMatchExpressions().get(0).getValues().get(0));
+        assertEquals(AceKeys.NODE_NAME_FIELD, term.getMatchFields().get(0).getKey());
+        assertEquals("hgx-0", term.getMatchFields().get(0).getValues().get(0));
+        assertTrue(term.getMatchExpressions() == null || term.getMatchExpressions().isEmpty(),
+                "never the hostname label: it may differ from the node's name");
         assertEquals(1, f.allocator.ledger().size());
         assertTrue(out.getMetadata().getAnnotations().get(AceKeys.DECISION).contains("NVLink clique"));
     }
 
     @Test
-    void the_hostname_requirement_is_added_to_every_term_of_the_pods_own_affinity() {
+    void the_node_name_pin_is_added_to_every_term_of_the_pods_own_affinity() {
         EngineFixture f = EngineFixture.small();
         Pod pod = Pods.gpuPod(VLLM, "[--tp, '2']", "2", """
                 affinity:
@@ -53,8 +55,9 @@ class PodPolicyTest {
                 .getRequiredDuringSchedulingIgnoredDuringExecution().getNodeSelectorTerms();
         assertEquals(2, terms.size());
         for (NodeSelectorTerm t : terms) {
-            assertEquals(2, t.getMatchExpressions().size(), "the pod's own requirement is kept and hostname added");
-            assertEquals(AceKeys.HOSTNAME, t.getMatchExpressions().get(1).getKey());
+            assertEquals(1, t.getMatchExpressions().size(), "the pod's own requirement is kept");
+            assertEquals(1, t.getMatchFields().size());
+            assertEquals(AceKeys.NODE_NAME_FIELD, t.getMatchFields().get(0).getKey());
         }
     }
 

@@ -63,6 +63,28 @@ class DeployManifestsTest {
     }
 
     @Test
+    void the_ledger_is_a_cluster_scoped_gpuledger_kubectl_prints_and_ace_may_write_it_and_its_lease() throws Exception {
+        List<JsonNode> docs = render("deploy");
+        JsonNode crd = kind(docs, "CustomResourceDefinition");
+        assertEquals("gpuledgers.ace.dev", crd.at("/metadata/name").asText());
+        assertEquals("Cluster", crd.at("/spec/scope").asText());
+        JsonNode version = crd.at("/spec/versions/0");
+        assertEquals("v1alpha1", version.path("name").asText());
+        List<String> columns = new ArrayList<>();
+        version.path("additionalPrinterColumns").forEach(c -> columns.add(c.path("name").asText()));
+        assertEquals(List.of("Node", "GPUs", "Allocatable", "Free", "Held", "Pending", "Foreign", "Age"), columns);
+        assertEquals("[\"pending\",\"bound\"]",
+                version.at("/schema/openAPIV3Schema/properties/spec/properties/entries/items/properties/state/enum").toString());
+        String clusterRules = kind(docs, "ClusterRole").at("/rules").toString();
+        assertTrue(clusterRules.contains("gpuledgers") && clusterRules.contains("events") && clusterRules.contains("delete"), clusterRules);
+        String roles = docs.stream().filter(d -> d.path("kind").asText().equals("Role")).map(JsonNode::toString).toList().toString();
+        assertTrue(roles.contains("leases"), roles);
+        assertFalse(docs.toString().contains("configmaps"), "the ledger ConfigMaps and their RBAC are gone");
+        JsonNode env = kind(docs, "Deployment").at("/spec/template/spec/containers/0/env");
+        assertTrue(env.toString().contains("ACE_CONTROLLER_NAMESPACE"), env.toString());
+    }
+
+    @Test
     void webhooks_are_v1_none_on_dry_run_with_cel_match_conditions_and_exempt_namespaces_skipped() throws Exception {
         List<JsonNode> docs = render("webhook-config");
         for (String k : new String[] {"MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"}) {

@@ -225,18 +225,4 @@ class PackerScenarioTest {
         NodeConstraints tolerant = new NodeConstraints(Map.of(), List.of(), List.of(new Toleration("dedicated", "Equal", "llm", "NoSchedule")));
         assertTrue(a.place(PlacementRequest.whole("t", WorkloadClass.INFERENCE, 2, 2, INFERENCE, tolerant), false, 0).placed());
     }
-
-    @Test
-    @DisplayName("A pending reservation whose pod never shows up expires after the TTL; a confirmed one stays")
-    void pendingReservationsExpire() {
-        Allocator a = cluster(Boards.node("hgx-0", Pool.INFERENCE, Boards.HGX_H100));
-        a.place(PlacementRequest.whole("never-seen", WorkloadClass.INFERENCE, 4, 4, INFERENCE, NodeConstraints.NONE), false, 1_000);
-        a.place(PlacementRequest.whole("seen", WorkloadClass.INFERENCE, 4, 4, INFERENCE, NodeConstraints.NONE), false, 1_000);
-        assertTrue(a.confirm("seen"));
-        assertTrue(a.expirePending(20_000, 30_000).isEmpty(), "not yet stale");
-        List<Reservation> expired = a.expirePending(40_000, 30_000);
-        assertEquals(List.of("never-seen"), expired.stream().map(Reservation::id).toList());
-        assertEquals(4, Long.bitCount(a.state().freeMask(0)));
-        assertTrue(a.reservation("seen").isPresent());
-    }
 }

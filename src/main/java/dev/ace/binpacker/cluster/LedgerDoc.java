@@ -1,0 +1,54 @@
+package dev.ace.binpacker.cluster;
+
+import dev.ace.binpacker.placement.Reservation;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.UnaryOperator;
+
+/**
+ * One node's ledger object ({@code GpuLedger}, named after the node) as the store holds it: ACE's
+ * entries, and for people reading it with kubectl the node's GPUs, its usable (allocatable) GPUs
+ * and the GPUs of pods ACE did not place, as the leader last published them.
+ *
+ * @param resourceVersion the object's version, the precondition of the next write; null before it exists
+ */
+public record LedgerDoc(String node, String resourceVersion, Capacity capacity, List<Reservation> entries) {
+    /** A node's GPUs as one replica sees them. */
+    public record Capacity(int gpus, int usable, int foreign) {
+        public static final Capacity UNKNOWN = new Capacity(0, 0, 0);
+    }
+
+    public LedgerDoc {
+        capacity = capacity == null ? Capacity.UNKNOWN : capacity;
+        entries = List.copyOf(entries);
+    }
+
+    public static LedgerDoc empty(String node, Capacity capacity) { return new LedgerDoc(node, null, capacity, List.of()); }
+
+    public Optional<Reservation> entry(String id) { return entries.stream().filter(e -> e.id().equals(id)).findFirst(); }
+
+    public LedgerDoc with(Reservation r) {
+        List<Reservation> l = new ArrayList<>(entries);
+        l.add(r);
+        return new LedgerDoc(node, resourceVersion, capacity, l);
+    }
+
+    public LedgerDoc without(String id) {
+        return new LedgerDoc(node, resourceVersion, capacity, entries.stream().filter(e -> !e.id().equals(id)).toList());
+    }
+
+    public LedgerDoc replacing(String id, UnaryOperator<Reservation> f) {
+        return new LedgerDoc(node, resourceVersion, capacity, entries.stream().map(e -> e.id().equals(id) ? f.apply(e) : e).toList());
+    }
+
+    public LedgerDoc withCapacity(Capacity c) { return new LedgerDoc(node, resourceVersion, c, entries); }
+
+    /** GPUs held by entries tied to their pod, and by entries still waiting for it. */
+    public int held() { return entries.stream().filter(e -> !e.pending()).mapToInt(Reservation::gpuCount).sum(); }
+
+    public int pending() { return entries.stream().filter(Reservation::pending).mapToInt(Reservation::gpuCount).sum(); }
+
+    /** Usable GPUs no one holds, as far as this object knows (never below zero: over-commit shows in the other columns). */
+    public int free() { return Math.max(0, capacity.usable() - held() - pending() - capacity.foreign()); }
+}

@@ -1,0 +1,183 @@
+package dev.ace.binpacker.cluster;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ace.binpacker.admission.GateRelease;
+import dev.ace.binpacker.admission.PendingDemand;
+import dev.ace.binpacker.observability.Metrics;
+import dev.ace.binpacker.placement.Allocator;
+import dev.ace.binpacker.placement.PlacementRequest;
+import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.workload.InvalidPodException;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
+import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+import org.jboss.logging.Logger;
+
+/**
+ * One replica's view of the cluster, fed by watch events (fabric8 informers in production, a
+ * deterministic double in tests): nodes and their allocatable GPUs, every pod's facts, the gated
+ * queue, and the ledger objects mirrored into the local allocator. After each event the affected
+ * node's usage is counted again: ACE's entries plus the pods they do not cover. Every handler is
+ * idempotent, so the informers' initial lists may be processed twice.
+ */
+public final class LocalView {
+    private static final Logger LOG = Logger.getLogger(LocalView.class);
+
+    private final Supplier<Allocator> allocator;
+    private final PodCache pods;
+    private final PendingDemand pending;
+    private final Metrics metrics;
+    private final ObjectMapper json;
+    private final NodeMapper mapper = NodeMapper.standard();
+    private final Map<String, LedgerDoc.Capacity> nodes = new ConcurrentHashMap<>();
+    private final Set<String> copiesSeen = Collections.newSetFromMap(new ConcurrentHashMap<>());
+    private final Set<String> ledgers = ConcurrentHashMap.newKeySet();
+    private volatile Runnable onChange = () -> { };
+
+    public LocalView(Supplier<Allocator> allocator, PodCache pods, PendingDemand pending, Metrics metrics, ObjectMapper json) {
+        this.allocator = allocator;
+        this.pods = pods;
+        this.pending = pending;
+        this.metrics = metrics;
+        this.json = json;
+    }
+
+    /** Called after every change (wakes the leader's reconciler). */
+    public void onChange(Runnable r) { this.onChange = r; }
+
+    public PodCache pods() { return pods; }
+
+    public PendingDemand pending() { return pending; }
+
+    public Allocator allocator() { return allocator.get(); }
+
+    ObjectMapper json() { return json; }
+
+    public void nodeChanged(Node node) {
+        var info = mapper.map(node);
+        String name = info.name();
+        int usable = allocatable(node);
+        nodes.put(name, new LedgerDoc.Capacity(info.gpuCount(), usable, 0));
+        allocator.get().upsertNode(info);
+        refresh(name);
+        onChange.run();
+    }
+
+    public void nodeGone(String name) {
+        nodes.remove(name);
+        allocator.get().removeNode(name);
+        onChange.run();
+    }
+
+    public void podChanged(Pod pod) {
+        PodFacts f = PodFacts.of(pod, json);
+        if (f.gpus() == 0 && !f.gated() && f.reservationId() == null) {
+            // Most pods of a cluster hold no GPU and never will (extended resources cannot be resized): not kept.
+            if (pods.get(f.uid()).isPresent()) podGone(f.uid());
+            return;
+        }
+        Optional<PodFacts> old = pods.put(f);
+        queue(pod, f);
+        old.map(PodFacts::nodeName).filter(n -> !n.equals(f.nodeName())).ifPresent(this::refresh);
+        if (f.nodeName() != null) refresh(f.nodeName());
+        onChange.run();
+    }
+
+    public void podGone(String uid) {
+        Optional<PodFacts> old = pods.remove(uid);
+        pending.remove(uid);
+        copiesSeen.remove(uid);
+        old.map(PodFacts::nodeName).ifPresent(this::refresh);
+        onChange.run();
+    }
+
+    public void ledgerChanged(LedgerDoc doc) {
+        ledgers.add(doc.node());
+        allocator.get().mirror(doc.node(), doc.entries());
+        refresh(doc.node());
+        onChange.run();
+    }
+
+    public void ledgerGone(String node) {
+        ledgers.remove(node);
+        allocator.get().mirror(node, java.util.List.of());
+        refresh(node);
+        onChange.run();
+    }
+
+    /**
+     * After a fresh list (an informer restarted): what this view knows that the list no longer has was
+     * deleted while nobody watched. Idempotent, like every handler.
+     */
+    public void retain(Set<String> nodeNames, Set<String> ledgerNodes, Set<String> podUids) {
+        for (String n : nodeNames()) if (!nodeNames.contains(n)) nodeGone(n);
+        for (String n : new java.util.ArrayList<>(ledgers)) if (!ledgerNodes.contains(n)) ledgerGone(n);
+        for (PodFacts f : pods.all()) if (!podUids.contains(f.uid())) podGone(f.uid());
+    }
+
+    /** A node's GPUs as this replica sees them (board, allocatable, used by pods ACE did not place). */
+    public LedgerDoc.Capacity capacity(String node) {
+        LedgerDoc.Capacity c = nodes.getOrDefault(node, LedgerDoc.Capacity.UNKNOWN);
+        return new LedgerDoc.Capacity(c.gpus(), c.usable(), allocator.get().observedOn(node));
+    }
+
+    public Set<String> nodeNames() { return new LinkedHashSet<>(nodes.keySet()); }
+
+    /** Counts the node's usage again: ACE's entries plus what the pods bound to it use beyond them. */
+    public void refresh(String node) {
+        LedgerDoc.Capacity c = nodes.get(node);
+        if (c == null) return; // its Node event counts it when it arrives
+        var on = pods.onNode(node);
+        NodeUsage.Result r = allocator.get().read(a -> {
+            NodeUsage.Result u = NodeUsage.of(node, on, a.ledger());
+            a.observe(node, c.usable(), u.holdings());
+            return u;
+        });
+        for (PodFacts copy : r.copies()) {
+            if (copiesSeen.add(copy.uid())) {
+                metrics.ledgerConflict();
+                LOG.warnf("pod %s carries reservation %s, which is tied to another pod; its GPUs are counted as its own",
+                        copy.key(), copy.reservationId());
+            }
+        }
+    }
+
+    private void queue(Pod pod, PodFacts f) {
+        if (!f.gated() || f.terminal()) {
+            pending.remove(f.uid());
+            return;
+        }
+        if (pending.contains(f.uid())) return;
+        try {
+            PlacementRequest r = allocator.get().read(a -> {
+                try {
+                    return GateRelease.waitingFor(pod, f.uid(), a.state());
+                } catch (InvalidPodException e) {
+                    throw new IllegalArgumentException(e.getMessage(), e);
+                }
+            });
+            pending.add(new PendingDemand.Waiting(f.uid(), f.key(), r, f.priority(), f.createdMillis()));
+        } catch (IllegalArgumentException e) {
+            LOG.warnf("gated pod %s cannot be placed by ACE: %s", f.key(), e.getMessage());
+        }
+    }
+
+    /** Whole GPUs the node offers ({@code status.allocatable}); none when the device plugin has not registered. */
+    static int allocatable(Node node) {
+        if (node.getStatus() == null || node.getStatus().getAllocatable() == null) return 0;
+        Quantity q = node.getStatus().getAllocatable().get(AceKeys.GPU);
+        if (q == null) return 0;
+        try {
+            return Quantity.getAmountInBytes(q).intValue();
+        } catch (RuntimeException e) {
+            return 0;
+        }
+    }
+}

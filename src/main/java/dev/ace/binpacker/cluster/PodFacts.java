@@ -1,0 +1,69 @@
+package dev.ace.binpacker.cluster;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ace.binpacker.admission.GateRelease;
+import dev.ace.binpacker.admission.ReservationJson;
+import dev.ace.binpacker.placement.Reservation;
+import dev.ace.binpacker.workload.AceKeys;
+import io.fabric8.kubernetes.api.model.Pod;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What ACE needs to know of a pod, read once per event: the pod informer keeps these, not whole Pods.
+ *
+ * @param nodeName        the node it is bound to ({@code spec.nodeName}), null while unscheduled
+ * @param terminal        phase Succeeded or Failed: its GPUs are free again (a deleting pod still holds them)
+ * @param gpus            effective whole-GPU request
+ * @param gated           carries ACE's scheduling gate
+ * @param reservationId   id in its {@code ace.dev/reservation} annotation (what ACE told it), null when none
+ * @param reservationNode node in that annotation, null when none
+ * @param reservationMask GPUs in that annotation, 0 when none
+ * @param controllerOwned a controller (ReplicaSet, StatefulSet, Job...) re-creates it when it is deleted
+ */
+public record PodFacts(String uid, String namespace, String name, String generateName, String nodeName,
+                       boolean terminal, int gpus, boolean gated, String reservationId, String reservationNode,
+                       long reservationMask, boolean controllerOwned, int priority, long createdMillis, String resourceVersion) {
+
+    public static PodFacts of(Pod pod, ObjectMapper json) {
+        var meta = pod.getMetadata();
+        var spec = pod.getSpec();
+        String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+        Map<String, String> annotations = meta.getAnnotations() == null ? Map.of() : meta.getAnnotations();
+        Optional<Reservation> r = ReservationJson.read(json, annotations.get(AceKeys.RESERVATION), 0);
+        boolean controlled = meta.getOwnerReferences() != null
+                && meta.getOwnerReferences().stream().anyMatch(o -> Boolean.TRUE.equals(o.getController()));
+        Integer prio = spec == null ? null : spec.getPriority();
+        String node = spec == null || spec.getNodeName() == null || spec.getNodeName().isEmpty() ? null : spec.getNodeName();
+        return new PodFacts(meta.getUid(), meta.getNamespace(), meta.getName(), meta.getGenerateName(), node,
+                "Succeeded".equals(phase) || "Failed".equals(phase), PodGpus.effective(spec), GateRelease.isGated(pod),
+                r.map(Reservation::id).orElse(null), r.map(Reservation::node).orElse(null), r.map(Reservation::gpuMask).orElse(0L),
+                controlled, prio == null ? 0 : prio, created(meta.getCreationTimestamp()), meta.getResourceVersion());
+    }
+
+    private static long created(String ts) {
+        try {
+            return ts == null ? 0 : Instant.parse(ts).toEpochMilli();
+        } catch (RuntimeException e) {
+            return 0;
+        }
+    }
+
+    public String key() { return namespace + "/" + name; }
+
+    public boolean bound() { return nodeName != null; }
+
+    /** Holds GPUs on its node: bound and not finished (a pod being deleted holds them until it is gone). */
+    public boolean holdsGpus() { return bound() && !terminal && gpus > 0; }
+
+    /**
+     * Is this the pod an untied reservation was made for? Same namespace, and its name is the owner's
+     * name or was generated from the owner's {@code generateName} prefix. Ids are random, so a match
+     * of the annotation id as well means ACE itself told this pod about the entry.
+     */
+    public boolean ownedBy(Reservation.Owner o) {
+        if (o.namespace() == null || !o.namespace().equals(namespace) || o.podName() == null) return false;
+        return o.podName().equals(name) || o.podName().equals(generateName);
+    }
+}

@@ -1,0 +1,22 @@
+package dev.ace.binpacker.cluster;
+
+import dev.ace.binpacker.observability.Metrics;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** {@link Metrics} that counts what the ledger and the reconciler report, for assertions. */
+final class CountingMetrics implements Metrics {
+    final AtomicInteger conflicts = new AtomicInteger();
+    final AtomicInteger expired = new AtomicInteger();
+    final Map<String, AtomicInteger> repaired = new ConcurrentHashMap<>();
+
+    @Override public void admission(String webhook, String operation, String outcome, boolean dryRun, long nanos) { }
+    @Override public void decision(String workloadClass, String result, String reason, long nanos) { }
+    @Override public void pendingTpDemand(int tp, int waiting) { }
+    @Override public void ledgerConflict() { conflicts.incrementAndGet(); }
+    @Override public void reservationExpired() { expired.incrementAndGet(); }
+    @Override public void pinRepaired(String action) { repaired.computeIfAbsent(action, k -> new AtomicInteger()).incrementAndGet(); }
+
+    int repaired(String action) { return repaired.getOrDefault(action, new AtomicInteger()).get(); }
+}
