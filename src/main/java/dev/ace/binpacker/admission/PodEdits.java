@@ -64,6 +64,23 @@ final class PodEdits {
         }
     }
 
+    /**
+     * The pod can only run on {@code node}: bound to it, selecting its hostname, or (what {@link #pinToNode} writes)
+     * every required nodeSelectorTerm requires {@code kubernetes.io/hostname In [node]}.
+     */
+    static boolean pinnedTo(Pod pod, String node) {
+        if (pod.getSpec() == null) return false;
+        if (node.equals(pod.getSpec().getNodeName())) return true;
+        if (pod.getSpec().getNodeSelector() != null && node.equals(pod.getSpec().getNodeSelector().get(AceKeys.HOSTNAME))) return true;
+        Affinity affinity = pod.getSpec().getAffinity();
+        NodeSelector required = affinity == null || affinity.getNodeAffinity() == null ? null
+                : affinity.getNodeAffinity().getRequiredDuringSchedulingIgnoredDuringExecution();
+        if (required == null || required.getNodeSelectorTerms() == null || required.getNodeSelectorTerms().isEmpty()) return false;
+        NodeSelectorRequirement pin = new NodeSelectorRequirement(AceKeys.HOSTNAME, "In", List.of(node));
+        return required.getNodeSelectorTerms().stream()
+                .allMatch(t -> t.getMatchExpressions() != null && t.getMatchExpressions().contains(pin));
+    }
+
     static void addSchedulingGate(Pod pod, String name) {
         List<PodSchedulingGate> gates = pod.getSpec().getSchedulingGates();
         gates = gates == null ? new ArrayList<>() : new ArrayList<>(gates);

@@ -56,6 +56,13 @@ public interface AceConfig {
         /** Free 8-GPU cliques on the inference pool that multi-GPU batch and interactive pods may not take. */
         @WithDefault("1")
         int reserveFree8Cliques();
+
+        /**
+         * GPU reservations of one namespace that may wait for their pod at once; past it a new one is denied. Bounds what
+         * a flood of admissions (or one tenant whose pods are denied elsewhere) can hold before the pending TTL frees it.
+         */
+        @WithDefault("32")
+        int maxPendingPerNamespace();
     }
 
     interface Reservations {

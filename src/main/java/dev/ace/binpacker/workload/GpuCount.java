@@ -8,11 +8,14 @@ import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
- * Whole GPUs ({@code nvidia.com/gpu}) a pod asks for, as the scheduler counts them: the sum over
- * containers, or the largest init container if that is more. Also notes whether the pod already
- * asks for a slice ({@code nvidia.com/mig-*}, {@code nvidia.com/gpu.shared}).
+ * Whole GPUs ({@code nvidia.com/gpu}) a pod asks for, by Kubernetes' own rule for the effective
+ * request (KEP-753 sidecars, {@code component-helpers} {@code PodRequests}): app containers and
+ * restartable init containers ({@code restartPolicy: Always}) run together, so they add up; an
+ * ordinary init container runs alone, beside the sidecars started before it, and counts by the
+ * largest such moment. Also notes whether the pod asks for a slice ({@code nvidia.com/mig-*},
+ * {@code nvidia.com/gpu.shared}); a slice never excuses whole GPUs.
  *
- * @param effective      max(sum(containers), max(initContainers))
+ * @param effective      max(sum(containers) + sum(sidecars), max over init containers of (own + sidecars before it))
  * @param perContainer   GPUs per regular container, in spec order
  * @param alreadySliced  true when some container requests a MIG or MPS resource
  */
@@ -33,12 +36,21 @@ public record GpuCount(int effective, int[] perContainer, boolean alreadySliced)
             sum += per[i];
             sliced |= slices(containers.get(i));
         }
-        int maxInit = 0;
+        int sidecars = 0;
+        int initPeak = 0;
         for (int i = 0; i < inits.size(); i++) {
-            maxInit = Math.max(maxInit, gpus(inits.get(i), "spec.initContainers[" + i + "]"));
-            sliced |= slices(inits.get(i));
+            Container c = inits.get(i);
+            int g = gpus(c, "spec.initContainers[" + i + "]");
+            sliced |= slices(c);
+            if ("Always".equals(c.getRestartPolicy())) {
+                // A sidecar keeps running: it holds its GPUs beside every later init container and the app containers.
+                sidecars += g;
+                initPeak = Math.max(initPeak, sidecars);
+            } else {
+                initPeak = Math.max(initPeak, g + sidecars);
+            }
         }
-        return new GpuCount(Math.max(sum, maxInit), per, sliced);
+        return new GpuCount(Math.max(sum + sidecars, initPeak), per, sliced);
     }
 
     private static <T> List<T> nullSafe(List<T> l) { return l == null ? List.of() : l; }
