@@ -120,7 +120,7 @@ final class BackgroundPolicy {
         if (Integer.bitCount(gpus) != 1 || gpus > domain) {
             return new Trial(Decision.deny(c.workloadClass(), who + " would fracture the " + domain
                     + "-GPU NVLink domains of pool inference; request " + Shapes.aligned(domain) + " GPUs (an aligned block)"
-                    + " or 1 GPU for pool slicing", warnings, "fracturing"), null, null, 0, who);
+                    + " or 1 GPU for pool slicing" + Shapes.labelNote(c), warnings, "fracturing"), null, null, 0, who);
         }
         PlacementRequest pr = PlacementRequest.whole(req.uid(), c.workloadClass(), gpus, gpus, List.of(Pool.INFERENCE), constraints)
                 .ownedBy(PodPolicy.owner(req));

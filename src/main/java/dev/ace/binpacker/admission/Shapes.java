@@ -63,7 +63,7 @@ final class Shapes {
         return c.kind().equals(c.workloadClass().label()) ? c.kind() + " pod" : c.workloadClass().label() + " " + c.kind();
     }
 
-    private static String labelNote(Classification c) {
+    static String labelNote(Classification c) {
         return c.evidence().startsWith("label ") ? "; label " + AceKeys.WORKLOAD_CLASS + " changes the class, not the allowed shapes" : "";
     }
 }

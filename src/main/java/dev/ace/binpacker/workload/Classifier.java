@@ -78,7 +78,7 @@ public final class Classifier {
         if (nnodes > 1 && cls == WorkloadClass.INFERENCE) kind = "rank";
         long memory = gpuMemoryMiB(annotations);
         if (count.alreadySliced() && count.effective() > 0) {
-            notes.add("asks for GPU slices and " + count.effective() + " whole GPUs; the whole GPUs are placed like any others");
+            notes.add("asks for GPU slices and " + count.effective() + " whole GPUs; the whole GPUs follow the usual rules");
         }
         return new Classification(cls, kind, evidence, count.effective(), tp, nnodes, memory, count.alreadySliced(),
                 owner != null, notes);

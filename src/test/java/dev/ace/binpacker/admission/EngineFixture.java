@@ -30,10 +30,14 @@ final class EngineFixture {
     private int uid;
 
     EngineFixture(NodeInfo... nodes) {
+        this(PolicyConfig.defaults(), nodes);
+    }
+
+    EngineFixture(PolicyConfig config, NodeInfo... nodes) {
         ClusterState s = new ClusterState();
         for (NodeInfo n : nodes) s.upsert(n);
         allocator = new Allocator(s, PackerConfig.defaults());
-        PodPolicy policy = new PodPolicy(() -> allocator, PolicyConfig.defaults(), pending, mapper);
+        PodPolicy policy = new PodPolicy(() -> allocator, config, pending, mapper);
         engine = new AdmissionEngine(policy, ns -> modes.getOrDefault(ns, NamespaceMode.ENFORCE), Metrics.NOOP, mapper, clock::get);
     }
 
