@@ -83,5 +83,12 @@ public interface AceConfig {
         /** Generate a self-signed certificate at startup when {@code quarkus.tls.key-store.pem.0.cert} is not set. */
         @WithDefault("true")
         boolean selfSigned();
+
+        /**
+         * PEM file of the CA(s) that sign the API server's client certificate. When set, the HTTPS port requires a client
+         * certificate issued by them (mutual TLS) and refuses every other caller during the handshake; unset (the
+         * default), any client may connect and the NetworkPolicy and the per-namespace cap are the guards.
+         */
+        Optional<String> clientCa();
     }
 }
