@@ -12,8 +12,6 @@ import io.vertx.ext.web.handler.BodyHandler;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
-import java.time.Duration;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * What a caller may cost the webhook before any admission logic runs (DESIGN "What bad input gets").
@@ -25,9 +23,10 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * ends alone. HTTP/1.1 is left to Quarkus, whose answer suits it. An HTTP/2 body sent without a
  * length (the API server always sends one) is read here with the same bound, and answered here,
  * since the REST layer cannot take a body already read.</li>
- * <li>408 for a request whose body has not arrived within {@code quarkus.http.read-timeout}: a caller
- * trickling bytes would otherwise hold a connection as long as it keeps sending (the idle timeout
- * only sees silence). The API server gives a webhook at most 30 s, so nothing it sends is cut.</li>
+ * <li>A body the REST layer reads waits at most {@code quarkus.http.read-timeout} (10 s) for each
+ * read, then the connection is closed; a silent connection is closed after
+ * {@code quarkus.http.idle-timeout}. The API server gives a webhook at most 30 s, so nothing it sends
+ * is cut.</li>
  * </ul>
  */
 @ApplicationScoped
@@ -38,8 +37,6 @@ public class TransportLimits {
 
     @Inject
     AdmissionEndpoint endpoint;
-    @ConfigProperty(name = "quarkus.http.read-timeout", defaultValue = "10s")
-    Duration readTimeout;
 
     void install(@Observes Router router) {
         router.route().order(RouteConstants.ROUTE_ORDER_UPLOAD_LIMIT - 2).handler(this::check).failureHandler(ctx -> {
@@ -50,7 +47,6 @@ public class TransportLimits {
     }
 
     void check(RoutingContext ctx) {
-        deadline(ctx);
         HttpServerRequest req = ctx.request();
         if (req.version() != HttpVersion.HTTP_2) {
             ctx.next();
@@ -74,22 +70,6 @@ public class TransportLimits {
         }
         ctx.put(BUFFERED, Boolean.TRUE);
         bounded.handle(ctx); // reads the stream; past the limit it fails with 413, answered by the failure handler
-    }
-
-    private void deadline(RoutingContext ctx) {
-        long timer = ctx.vertx().setTimer(readTimeout.toMillis(), id -> {
-            if (ctx.response().ended() || ctx.response().headWritten()) return;
-            JsonObject body = new JsonObject().put("code", 408)
-                    .put("message", "request not received within " + readTimeout.toSeconds() + " s");
-            ctx.response().setStatusCode(408).putHeader(HttpHeaderNames.CONTENT_TYPE, "application/json");
-            if (ctx.request().version() != HttpVersion.HTTP_2) {
-                // An HTTP/1.1 connection with a body half read cannot carry another request: close it after the answer.
-                ctx.response().putHeader(HttpHeaderNames.CONNECTION, "close");
-                ctx.response().endHandler(v -> ctx.request().connection().close());
-            }
-            ctx.response().end(body.encode());
-        });
-        ctx.addEndHandler(done -> ctx.vertx().cancelTimer(timer));
     }
 
     /** An HTTP/2 body read by {@link #check}: answered off the event loop (a ledger commit may be an API call). */
