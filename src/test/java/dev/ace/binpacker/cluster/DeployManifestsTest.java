@@ -74,7 +74,9 @@ class DeployManifestsTest {
             assertTrue(w.at("/matchConditions/0/expression").asText().contains("nvidia.com/gpu"));
             assertTrue(w.at("/namespaceSelector").toString().contains("exempt"));
         }
-        assertTrue(kind(docs, "ValidatingAdmissionPolicy").toString().contains("system:masters"));
+        List<String> policies = docs.stream().filter(d -> "ValidatingAdmissionPolicy".equals(d.path("kind").asText()))
+                .map(d -> d.at("/metadata/name").asText()).sorted().toList();
+        assertEquals(List.of("ace-guard-pod-outputs", "ace-guard-policy-exempt"), policies);
     }
 
     @Test
