@@ -80,6 +80,31 @@ class DeployManifestsTest {
     }
 
     @Test
+    void the_optional_networkpolicy_admits_only_the_api_servers_addresses_to_the_webhook_port() throws Exception {
+        java.nio.file.Path overlay = java.nio.file.Path.of("target", "networkpolicy-overlay");
+        java.nio.file.Files.createDirectories(overlay);
+        java.nio.file.Files.writeString(overlay.resolve("kustomization.yaml"), """
+                apiVersion: kustomize.config.k8s.io/v1beta1
+                kind: Kustomization
+                resources: [../../deploy]
+                components: [../../deploy/networkpolicy]
+                """);
+        List<JsonNode> docs = render(overlay.toString());
+        JsonNode np = kind(docs, "NetworkPolicy");
+        assertEquals("ace-system", np.at("/metadata/namespace").asText());
+        assertEquals(kind(docs, "Deployment").at("/spec/template/metadata/labels/app").asText(), np.at("/spec/podSelector/matchLabels/app").asText());
+        JsonNode webhook = np.at("/spec/ingress/0");
+        assertEquals(8443, webhook.at("/ports/0/port").asInt());
+        assertTrue(webhook.path("from").size() > 0, "some sources, never everyone");
+        webhook.path("from").forEach(f -> assertTrue(f.at("/ipBlock/cidr").asText().contains("/"), f.toString()));
+        JsonNode management = np.at("/spec/ingress/1");
+        assertEquals(9000, management.at("/ports/0/port").asInt());
+        assertTrue(management.path("from").isMissingNode(), "probes and metrics from anywhere");
+        assertFalse(render("deploy").stream().anyMatch(d -> "NetworkPolicy".equals(d.path("kind").asText())),
+                "off unless enabled: a wrong address list would cut the API server off");
+    }
+
+    @Test
     void agent_daemonset_runs_on_gpu_nodes_with_its_node_name_and_may_only_get_and_patch_nodes() throws Exception {
         List<JsonNode> docs = render("deploy/agent");
         JsonNode ds = kind(docs, "DaemonSet");
