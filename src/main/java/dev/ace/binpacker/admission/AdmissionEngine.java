@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import dev.ace.binpacker.observability.Metrics;
 import dev.ace.binpacker.placement.WorkloadClass;
 import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.workload.Classifier;
 import dev.ace.binpacker.workload.InvalidPodException;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.ArrayList;
@@ -15,15 +16,23 @@ import java.util.function.LongSupplier;
 
 /**
  * The two webhooks as handlers: guards first (not a Pod CREATE, exempt namespace), each an early
- * "allowed" with a reason; then the {@link PodPolicy} decision; then the namespace mode turns a
- * denial into warnings (warn) or a record (audit). The metric is reported on every exit path.
+ * "allowed" with a reason; then ACE's own output keys the pod brings are judged ({@link Provenance}):
+ * kept only when ACE wrote them for this very pod (a reinvocation), otherwise dropped with a warning
+ * and the pod decided afresh (/mutate) or denied (/validate, in every mode but exempt). Then the
+ * {@link PodPolicy} decision; the namespace mode turns a denial into warnings (warn) or a record
+ * (audit). The metric is reported on every exit path.
  */
 public final class AdmissionEngine {
+    static final String OWN_KEYS = AceKeys.RESERVATION + ", " + AceKeys.DECISION + ", " + AceKeys.REWRITTEN_FROM
+            + " and the scheduling gate " + AceKeys.GATE + " are ACE's own outputs: a pod that still carries one ACE did not"
+            + " write for it after /mutate is refused in every namespace mode but exempt, because it would let the pod skip"
+            + " ACE's placement rules; create the pod without them";
     private final PodPolicy policy;
     private final NamespacePolicies namespaces;
     private final Metrics metrics;
     private final ObjectMapper mapper;
     private final LongSupplier clock;
+    private final Provenance provenance;
 
     public AdmissionEngine(PodPolicy policy, NamespacePolicies namespaces, Metrics metrics, ObjectMapper mapper, LongSupplier clock) {
         this.policy = policy;
@@ -31,6 +40,7 @@ public final class AdmissionEngine {
         this.metrics = metrics;
         this.mapper = mapper;
         this.clock = clock;
+        this.provenance = new Provenance(policy::allocator, mapper);
     }
 
     public PodPolicy policy() { return policy; }
@@ -58,17 +68,25 @@ public final class AdmissionEngine {
         }
         NamespaceMode mode = namespaces.modeOf(r.namespace());
         if (mode == NamespaceMode.EXEMPT) return AdmissionResult.allowed("namespace " + r.namespace() + " is exempt from ACE");
-        boolean commit = mutating && !r.dryRun();
-        long t0 = System.nanoTime();
-        Decision d;
-        try {
-            d = policy.decide(r, commit, clock.getAsLong());
-        } catch (InvalidPodException e) {
-            d = Decision.deny(WorkloadClass.UNKNOWN, e.getMessage(), List.of(), "invalid");
+        long now = clock.getAsLong();
+        AceOutputs brought = AceOutputs.of(r.pod());
+        AdmissionRequest clean = brought.isEmpty() ? r : r.withPod(brought.strip(r.pod(), mapper));
+        Once<Decision> dry = new Once<>(() -> decideSafely(clean, false, now));
+        Provenance.Judgement j = provenance.judge(r, brought, dry, mode, !mutating);
+        if (!mutating) return validated(r, brought, j, dry, mode);
+        boolean commit = !r.dryRun();
+        if (!brought.isEmpty() && j.allOwn()) {
+            // Reinvocation (another webhook changed the pod after ACE): ACE's own answer stands, nothing is decided twice.
+            String result = j.own().isPresent() ? "already-reserved" : brought.gated() ? "already-gated" : "already-decided";
+            metrics.decision(classOf(clean).label(), result, "none", 0);
+            return AdmissionResult.patched(null, List.of(), Map.of(), "allowed");
         }
-        if (mutating) metrics.decision(d.workloadClass().label(), d.result(), d.reason(), System.nanoTime() - t0);
+        if (commit && j.ownButBroken()) policy.allocator().release(j.own().get().id());
+        long t0 = System.nanoTime();
+        Decision d = commit ? decideSafely(clean, true, now) : dry.get();
+        metrics.decision(d.workloadClass().label(), d.result(), d.reason(), System.nanoTime() - t0);
         try {
-            return answer(r, d, mode, mutating);
+            return answer(r.pod(), clean, d, mode, true).withWarnings(dropped(brought, j, d, clean.pod()));
         } catch (RuntimeException e) {
             // No path keeps GPUs for a request that ends in an error (DESIGN "What bad input gets").
             if (d.reserved() != null) policy.allocator().release(d.reserved().id());
@@ -77,27 +95,77 @@ public final class AdmissionEngine {
         }
     }
 
-    private AdmissionResult answer(AdmissionRequest r, Decision d, NamespaceMode mode, boolean mutating) {
+    /**
+     * /validate sees the final object. Keys ACE did not write for this pod deny it in every mode but exempt: a
+     * forged reservation, gate or rewrite is a way around the policy, not a policy outcome to warn about.
+     */
+    private AdmissionResult validated(AdmissionRequest r, AceOutputs brought, Provenance.Judgement j, Once<Decision> dry,
+                                      NamespaceMode mode) {
+        if (!j.allOwn()) {
+            // The pod will not be created: GPUs ACE held for it go back now, not at the pending TTL.
+            if (!r.dryRun()) j.own().ifPresent(res -> policy.allocator().release(res.id()));
+            Map.Entry<String, String> first = j.foreign().entrySet().iterator().next();
+            return AdmissionResult.denied("ACE did not write " + first.getKey() + " for this pod (" + first.getValue() + "). "
+                    + OWN_KEYS, j.foreign().entrySet().stream().map(e -> "not ACE's: " + e.getKey() + " (" + e.getValue() + ")").toList());
+        }
+        if (j.own().isPresent()) return AdmissionResult.allowed("GPUs reserved by ACE as " + j.own().get().id());
+        return answer(r.pod(), r, dry.get(), mode, false);
+    }
+
+    private Decision decideSafely(AdmissionRequest r, boolean commit, long now) {
+        try {
+            return policy.decide(r, commit, now);
+        } catch (InvalidPodException e) {
+            return Decision.deny(WorkloadClass.UNKNOWN, e.getMessage(), List.of(), "invalid");
+        }
+    }
+
+    private static WorkloadClass classOf(AdmissionRequest r) {
+        try {
+            return Classifier.classify(r.pod()).workloadClass();
+        } catch (InvalidPodException e) {
+            return WorkloadClass.UNKNOWN;
+        }
+    }
+
+    /** One warning per brought key that the fresh decision did not write back with the same value. */
+    private static List<String> dropped(AceOutputs brought, Provenance.Judgement j, Decision d, Pod clean) {
+        if (brought.isEmpty()) return List.of();
+        Map<String, String> after = AceOutputs.of(d.mutated() != null ? d.mutated() : clean).present();
+        List<String> out = new ArrayList<>();
+        brought.present().forEach((key, value) -> {
+            if (value.equals(after.get(key))) return;
+            String why = j.foreign().getOrDefault(key, "dropped with the other ACE keys");
+            out.add("dropped " + key + " (" + why + "); decided afresh");
+        });
+        return out;
+    }
+
+    /**
+     * @param base  the pod as it came (the patch is taken against it, so keys ACE dropped are removed)
+     * @param clean the request about the pod without ACE's keys, which the decision was made for
+     */
+    private AdmissionResult answer(Pod base, AdmissionRequest clean, Decision d, NamespaceMode mode, boolean mutating) {
         List<String> warnings = new ArrayList<>(d.warnings());
         switch (d.verdict()) {
             case UNTOUCHED:
-                return AdmissionResult.patched(null, warnings, Map.of(), "allowed");
+                return AdmissionResult.patched(mutating ? diff(base, clean.pod()) : null, warnings, Map.of(), "allowed");
             case MUTATE:
-                if (r.dryRun()) warnings.add(0, d.text());
-                if (!mutating) return AdmissionResult.patched(null, r.dryRun() ? warnings : d.warnings(), Map.of(), "allowed");
-                return AdmissionResult.patched(diff(r.pod(), d.mutated()), warnings, Map.of(), d.result());
+                if (clean.dryRun()) warnings.add(0, d.text());
+                if (!mutating) return AdmissionResult.patched(null, clean.dryRun() ? warnings : d.warnings(), Map.of(), "allowed");
+                return AdmissionResult.patched(diff(base, d.mutated()), warnings, Map.of(), d.result());
             default:
                 break;
         }
         switch (mode) {
             case WARN -> {
                 warnings.addAll(0, split(d.text()));
-                Pod m = annotated(r.pod(), "warn: would deny: " + d.text());
-                return AdmissionResult.patched(mutating ? diff(r.pod(), m) : null, warnings, Map.of(), "warned");
+                Pod m = annotated(clean.pod(), "warn: would deny: " + d.text());
+                return AdmissionResult.patched(mutating ? diff(base, m) : null, warnings, Map.of(), "warned");
             }
             case AUDIT -> {
-                Pod m = annotated(r.pod(), "audit: would deny: " + d.text());
-                return AdmissionResult.patched(mutating ? diff(r.pod(), m) : null, List.of(),
+                Pod m = annotated(clean.pod(), "audit: would deny: " + d.text());
+                return AdmissionResult.patched(mutating ? diff(base, m) : null, List.of(),
                         Map.of("would-deny", d.text()), "audited");
             }
             default -> {

@@ -13,6 +13,11 @@ import io.fabric8.kubernetes.api.model.Pod;
  */
 public record AdmissionRequest(String uid, String apiVersion, String kind, String subResource, String operation,
                                String namespace, String name, boolean dryRun, JsonNode object, Pod pod) {
+    /** The same request about another version of its pod (ACE's own keys removed, say). */
+    public AdmissionRequest withPod(Pod other) {
+        return new AdmissionRequest(uid, apiVersion, kind, subResource, operation, namespace, name, dryRun, object, other);
+    }
+
     public boolean isPodCreate() {
         return "Pod".equals(kind) && (subResource == null || subResource.isEmpty()) && "CREATE".equals(operation) && pod != null;
     }

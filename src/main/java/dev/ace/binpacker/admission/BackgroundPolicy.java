@@ -91,10 +91,12 @@ final class BackgroundPolicy {
             o = a.place(t.request(), false, now);
             int freeNow = a.read(al -> FleetView.free8Cliques(al.state()));
             if (!o.placed() || freeNow < config.reserveFree8Cliques()) {
-                if (o.placed()) a.release(o.reservation().id());
+                if (o.placed() && !o.alreadyHeld()) a.release(o.reservation().id());
                 return Decision.deny(c.workloadClass(), t.who() + " lost a race for the last free NVLink capacity; retry later",
                         warnings, "reserve");
             }
+            Optional<Decision> capped = policy.overCap(req, o, c, warnings);
+            if (capped.isPresent()) return capped.get();
         }
         PlacementResult.Placed placed = (PlacementResult.Placed) o.result();
         Pod m = policy.copy(req.pod());
@@ -118,8 +120,8 @@ final class BackgroundPolicy {
         String who = gpus + " GPUs " + c.workloadClass().label() + " " + c.kind();
         if (Integer.bitCount(gpus) != 1 || gpus > domain) {
             return new Trial(Decision.deny(c.workloadClass(), who + " would fracture the " + domain
-                    + "-GPU NVLink domains of pool inference; request " + aligned(domain) + " GPUs (an aligned block)"
-                    + " or 1 GPU for pool slicing", warnings, "fracturing"), null, null, 0, who);
+                    + "-GPU NVLink domains of pool inference; request " + Shapes.aligned(domain) + " GPUs (an aligned block)"
+                    + " or 1 GPU for pool slicing" + Shapes.labelNote(c), warnings, "fracturing"), null, null, 0, who);
         }
         PlacementRequest pr = PlacementRequest.whole(Reservation.newId(), c.workloadClass(), gpus, gpus, List.of(Pool.INFERENCE), constraints)
                 .ownedBy(PodPolicy.owner(req));
@@ -140,11 +142,5 @@ final class BackgroundPolicy {
                     + Math.max(1, gpus / 2) + " GPUs or retry later", warnings, "reserve"), null, null, 0, who);
         }
         return new Trial(null, pr, trial, after, who);
-    }
-
-    private static String aligned(int domain) {
-        StringBuilder b = new StringBuilder();
-        for (int s = 2; s <= domain; s <<= 1) b.append(b.length() == 0 ? "" : s * 2 > domain ? " or " : ", ").append(s);
-        return b.length() == 0 ? "1" : b.toString();
     }
 }

@@ -85,6 +85,22 @@ final class PodEdits {
         return java.util.Optional.empty();
     }
 
+    /**
+     * The pod can only run on {@code node}: bound to it, or (what {@link #pinToNode} writes) every required
+     * nodeSelectorTerm requires {@code metadata.name In [node]} in its matchFields.
+     */
+    static boolean pinnedTo(Pod pod, String node) {
+        if (pod.getSpec() == null) return false;
+        if (node.equals(pod.getSpec().getNodeName())) return true;
+        Affinity affinity = pod.getSpec().getAffinity();
+        NodeSelector required = affinity == null || affinity.getNodeAffinity() == null ? null
+                : affinity.getNodeAffinity().getRequiredDuringSchedulingIgnoredDuringExecution();
+        if (required == null || required.getNodeSelectorTerms() == null || required.getNodeSelectorTerms().isEmpty()) return false;
+        NodeSelectorRequirement pin = new NodeSelectorRequirement(AceKeys.NODE_NAME_FIELD, "In", List.of(node));
+        return required.getNodeSelectorTerms().stream()
+                .allMatch(t -> t.getMatchFields() != null && t.getMatchFields().contains(pin));
+    }
+
     static void addSchedulingGate(Pod pod, String name) {
         List<PodSchedulingGate> gates = pod.getSpec().getSchedulingGates();
         gates = gates == null ? new ArrayList<>() : new ArrayList<>(gates);

@@ -2,7 +2,6 @@ package dev.ace.binpacker.admission;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ace.binpacker.placement.Allocator;
-import dev.ace.binpacker.placement.Ledger;
 import dev.ace.binpacker.placement.NodeConstraints;
 import dev.ace.binpacker.placement.NodeInfo;
 import dev.ace.binpacker.placement.PlacementRequest;
@@ -58,15 +57,18 @@ public final class PodPolicy {
 
     Allocator allocator() { return allocator.get(); }
 
+    /**
+     * Decides for a pod as the tenant wrote it. The caller removes ACE's own output keys first
+     * ({@link AceOutputs#strip}): nothing a pod brings is taken as already decided.
+     */
     public Decision decide(AdmissionRequest req, boolean commit, long nowMillis) throws InvalidPodException {
         Pod pod = req.pod();
         Classification c = Classifier.classify(pod);
         List<String> warnings = new ArrayList<>(c.notes());
-        if (c.gpus() == 0 || c.alreadySliced()) {
+        // Slices never excuse whole GPUs: a pod that adds a MIG or MPS container still has its whole GPUs policed.
+        if (c.gpus() == 0) {
             return Decision.untouched(c.workloadClass(), "no whole GPUs requested", warnings, "untouched");
         }
-        Optional<Decision> held = alreadyPlaced(pod, c, warnings, commit, nowMillis);
-        if (held.isPresent()) return held.get();
         NodeConstraints constraints = PodConstraints.of(pod);
         return switch (c.workloadClass()) {
             case INFERENCE -> whole(req, c, constraints, warnings, commit, nowMillis);
@@ -81,44 +83,28 @@ public final class PodPolicy {
         };
     }
 
-    /** Reinvocation and retries: a pod that already carries a valid reservation, or our gate, is left alone. */
-    private Optional<Decision> alreadyPlaced(Pod pod, Classification c, List<String> warnings, boolean commit, long now) {
-        if (PodEdits.hasSchedulingGate(pod, AceKeys.GATE)) {
-            return Optional.of(Decision.untouched(c.workloadClass(), "already waiting for a clique", warnings, "already-gated"));
-        }
-        String json = PodEdits.annotations(pod).get(AceKeys.RESERVATION);
-        if (json == null) return Optional.empty();
-        Optional<Reservation> r = ReservationJson.read(mapper, json, now);
-        if (r.isEmpty()) {
-            warnings.add("ignored unreadable " + AceKeys.RESERVATION + " annotation; placing afresh");
-            return Optional.empty();
-        }
-        Allocator a = allocator();
-        Reservation want = r.get();
-        boolean valid = a.read(al -> {
-            Optional<Reservation> have = al.reservation(want.id());
-            if (have.isPresent()) return have.get().node().equals(want.node()) && have.get().gpuMask() == want.gpuMask();
-            int i = al.state().indexOf(want.node());
-            if (i < 0 || !al.state().fits(i, want.gpuMask(), 1000, 0)) return false;
-            // Known to the pod but not to this replica's ledger (restart, other replica): adopt it.
-            return !commit || al.adopt(want) == Ledger.Outcome.RESERVED;
-        });
-        if (valid) {
-            return Optional.of(Decision.untouched(c.workloadClass(), "already reserved as " + want.id(), warnings, "already-reserved"));
-        }
-        warnings.add(AceKeys.RESERVATION + " " + want.id() + " names GPUs that are not free; placing afresh");
-        return Optional.empty();
-    }
-
     /** Whole GPUs on the inference pool: a clique for TP >= 2, the least damaging single GPU for TP 1. */
     Decision whole(AdmissionRequest req, Classification c, NodeConstraints constraints, List<String> warnings,
                    boolean commit, long now) {
         Allocator a = allocator();
-        boolean inferenceAllowed = a.read(al -> !FleetView.allowed(al.state(), Pool.INFERENCE, constraints, true).isEmpty());
+        List<NodeInfo> inference = a.read(al -> FleetView.allowed(al.state(), Pool.INFERENCE, constraints, true));
+        boolean inferenceAllowed = !inference.isEmpty();
+        if (inferenceAllowed) {
+            Optional<Decision> shape = Shapes.misaligned(c, FleetView.domainSize(inference), warnings);
+            if (shape.isPresent()) return shape.get();
+        }
         List<Pool> pools = inferenceAllowed ? List.of(Pool.INFERENCE) : List.of(Pool.GENERAL);
         PlacementRequest pr = PlacementRequest.whole(Reservation.newId(), c.workloadClass(), c.gpus(), Math.max(c.tp(), c.gpus()), pools, constraints)
                 .ownedBy(owner(req));
+        if (inferenceAllowed) {
+            Optional<Decision> lone = a.read(al -> Shapes.loneBatchGpu(al, pr, c, warnings, now));
+            if (lone.isPresent()) return lone.get();
+        }
         Allocator.Outcome o = a.place(pr, !commit, now);
+        if (commit) {
+            Optional<Decision> capped = overCap(req, o, c, warnings);
+            if (capped.isPresent()) return capped.get();
+        }
         String what = describe(c);
         if (o.result() instanceof PlacementResult.Placed p) {
             Pod m = copy(req.pod());
@@ -165,9 +151,27 @@ public final class PodPolicy {
         return BindingPromise.at(p.node(), n.board(), n.topologyPolicy(), p.gpuMask());
     }
 
+    /**
+     * A reservation just made that takes the namespace over its cap of pending reservations is given back: a pending
+     * reservation holds GPUs for a pod that does not exist yet, so one namespace (or one unauthenticated poster) must
+     * not be able to hold the fleet that way. A retried request that got its own reservation back is not counted twice.
+     */
+    Optional<Decision> overCap(AdmissionRequest req, Allocator.Outcome o, Classification c, List<String> warnings) {
+        if (!o.placed() || o.alreadyHeld() || o.reservation() == null) return Optional.empty();
+        Allocator a = allocator();
+        int pendingNow = a.pendingIn(req.namespace());
+        if (pendingNow <= config.maxPendingPerNamespace()) return Optional.empty();
+        a.release(o.reservation().id());
+        return Optional.of(Decision.deny(c.workloadClass(), "namespace " + req.namespace() + " already has "
+                + (pendingNow - 1) + " GPU reservations waiting for their pods to appear, the most ACE allows per namespace ("
+                + config.maxPendingPerNamespace() + "); retry once those pods are running", warnings, "pending-cap"));
+    }
+
     /** Whom a reservation made by this admission request is for: the request, the pod's namespace and (generate)name. */
     static Reservation.Owner owner(AdmissionRequest req) {
-        String name = req.name().isEmpty() ? req.pod().getMetadata().getGenerateName() : req.name();
+        var meta = req.pod().getMetadata();
+        String name = !req.name().isEmpty() ? req.name()
+                : meta == null ? null : meta.getName() != null && !meta.getName().isEmpty() ? meta.getName() : meta.getGenerateName();
         return new Reservation.Owner(req.uid(), req.namespace(), name == null || name.isEmpty() ? null : name, null);
     }
 

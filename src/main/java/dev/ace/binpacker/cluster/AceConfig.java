@@ -58,6 +58,13 @@ public interface AceConfig {
         /** Free 8-GPU cliques on the inference pool that multi-GPU batch and interactive pods may not take. */
         @WithDefault("1")
         int reserveFree8Cliques();
+
+        /**
+         * GPU reservations of one namespace that may wait for their pod at once; past it a new one is denied. Bounds what
+         * a flood of admissions (or one tenant whose pods are denied elsewhere) can hold before the pending TTL frees it.
+         */
+        @WithDefault("32")
+        int maxPendingPerNamespace();
     }
 
     interface Reservations {
@@ -105,5 +112,12 @@ public interface AceConfig {
         /** Generate a self-signed certificate at startup when {@code quarkus.tls.key-store.pem.0.cert} is not set. */
         @WithDefault("true")
         boolean selfSigned();
+
+        /**
+         * PEM file of the CA(s) that sign the API server's client certificate. When set, the HTTPS port requires a client
+         * certificate issued by them (mutual TLS) and refuses every other caller during the handshake; unset (the
+         * default), any client may connect and the NetworkPolicy and the per-namespace cap are the guards.
+         */
+        Optional<String> clientCa();
     }
 }

@@ -58,7 +58,7 @@ public class ClusterBeans {
     PodPolicy policy(Fleet fleet, AceConfig config, PendingDemand pending, ReviewCodec codec, ClusterMode mode) {
         AceConfig.Policy p = config.policy();
         PolicyConfig pc = new PolicyConfig(p.slicingTaintKey(), mebibytes(p.embeddingMemory()), mebibytes(p.interactiveMemory()),
-                p.batchWholeGpu(), p.reserveFree8Cliques());
+                p.batchWholeGpu(), p.reserveFree8Cliques(), p.maxPendingPerNamespace());
         return new PodPolicy(fleet::allocator, pc, pending, codec.mapper(), mode == ClusterMode.STANDALONE);
     }
 

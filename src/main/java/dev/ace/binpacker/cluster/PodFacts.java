@@ -37,7 +37,7 @@ public record PodFacts(String uid, String namespace, String name, String generat
         Integer prio = spec == null ? null : spec.getPriority();
         String node = spec == null || spec.getNodeName() == null || spec.getNodeName().isEmpty() ? null : spec.getNodeName();
         return new PodFacts(meta.getUid(), meta.getNamespace(), meta.getName(), meta.getGenerateName(), node,
-                "Succeeded".equals(phase) || "Failed".equals(phase), PodGpus.effective(spec), GateRelease.isGated(pod),
+                "Succeeded".equals(phase) || "Failed".equals(phase), dev.ace.binpacker.workload.GpuCount.held(spec), GateRelease.isGated(pod),
                 r.map(Reservation::id).orElse(null), r.map(Reservation::node).orElse(null), r.map(Reservation::gpuMask).orElse(0L),
                 controlled, prio == null ? 0 : prio, created(meta.getCreationTimestamp()), meta.getResourceVersion());
     }

@@ -138,6 +138,11 @@ public final class SharedLedger implements ReservationStore {
     /** The object as stored now (what a replica re-reads when its mirror may have missed a change). */
     public Optional<LedgerDoc> read(String node) { return store.get(node); }
 
+    @Override
+    public Optional<Reservation> lookup(String node, String id) {
+        return store.get(node).flatMap(doc -> doc.entry(id));
+    }
+
     /** Applies {@code edit} to the current object and writes it; an edit returning null changes nothing. */
     private void change(String node, UnaryOperator<LedgerDoc> edit) {
         for (int attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {

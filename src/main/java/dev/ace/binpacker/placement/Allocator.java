@@ -248,6 +248,17 @@ public final class Allocator {
         }
     }
 
+    /**
+     * The reservation {@code id} on {@code node}: this replica's ledger first, else the shared store
+     * (read outside the lock), for an entry another replica committed that the mirror has not brought
+     * yet. Nothing read this way is recorded: the mirror stays the only way entries come in.
+     */
+    public Optional<Reservation> reservationOn(String node, String id) {
+        Optional<Reservation> local = reservation(id);
+        if (local.isPresent() || store == ReservationStore.IN_MEMORY) return local;
+        return store.lookup(node, id);
+    }
+
     public Optional<Reservation> reservation(String id) {
         synchronized (lock) {
             return ledger.get(id);

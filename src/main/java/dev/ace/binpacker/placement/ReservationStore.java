@@ -1,6 +1,7 @@
 package dev.ace.binpacker.placement;
 
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Where reservations become durable and shared between webhook replicas. The in-memory
@@ -23,6 +24,13 @@ public interface ReservationStore {
      * both untied): never an entry another pod has since been tied to. A no-op when it is not there.
      */
     void remove(Reservation r);
+
+    /**
+     * The entry {@code id} on {@code node} as the store holds it now: how a replica recognises a
+     * reservation another replica made a moment ago, before its own mirror has caught up (the API
+     * server sends a pod's reinvocation and its /validate call to any replica).
+     */
+    default Optional<Reservation> lookup(String node, String id) { return Optional.empty(); }
 
     /** A store for a single replica: the in-memory ledger is the whole truth. */
     ReservationStore IN_MEMORY = new ReservationStore() {

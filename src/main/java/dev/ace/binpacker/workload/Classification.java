@@ -13,11 +13,13 @@ import java.util.List;
  * @param tp             tensor-parallel degree of this pod's GPUs (1 when none)
  * @param nnodes         nodes the TP group spans (1 unless a multi-node rank)
  * @param gpuMemoryMiB   the {@code ace.dev/gpu-memory} annotation in MiB, 0 when absent
- * @param alreadySliced  the pod already asks for a MIG or MPS resource
+ * @param alreadySliced  the pod also asks for a MIG or MPS resource (informational: slices never excuse whole GPUs)
+ * @param batchOwned     a Job or CronJob owns the pod (or it carries a job-name label), whatever its class label says:
+ *                       a label changes the class, never the shapes a batch job may take
  * @param notes          things a user should hear about (wrong TP flags, assumptions), each short
  */
 public record Classification(WorkloadClass workloadClass, String kind, String evidence, int gpus, int tp, int nnodes,
-                             long gpuMemoryMiB, boolean alreadySliced, List<String> notes) {
+                             long gpuMemoryMiB, boolean alreadySliced, boolean batchOwned, List<String> notes) {
     public Classification {
         notes = List.copyOf(notes);
     }

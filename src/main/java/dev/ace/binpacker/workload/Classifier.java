@@ -77,7 +77,11 @@ public final class Classifier {
         if (nnodes > 1 && cls == WorkloadClass.UNKNOWN && server(lines) != null) cls = WorkloadClass.INFERENCE;
         if (nnodes > 1 && cls == WorkloadClass.INFERENCE) kind = "rank";
         long memory = gpuMemoryMiB(annotations);
-        return new Classification(cls, kind, evidence, count.effective(), tp, nnodes, memory, count.alreadySliced(), notes);
+        if (count.alreadySliced() && count.effective() > 0) {
+            notes.add("asks for GPU slices and " + count.effective() + " whole GPUs; the whole GPUs follow the usual rules");
+        }
+        return new Classification(cls, kind, evidence, count.effective(), tp, nnodes, memory, count.alreadySliced(),
+                owner != null, notes);
     }
 
     /** TP of this pod's GPUs: the annotation, else flags/env, else the GPU count for a single-node group. */

@@ -2,17 +2,21 @@ package dev.ace.binpacker.workload;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Quantity;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
- * Whole GPUs ({@code nvidia.com/gpu}) a pod asks for, as the scheduler counts them: the sum over
- * containers, or the largest init container if that is more. Also notes whether the pod already
- * asks for a slice ({@code nvidia.com/mig-*}, {@code nvidia.com/gpu.shared}).
+ * Whole GPUs ({@code nvidia.com/gpu}) a pod asks for, by Kubernetes' own rule for the effective
+ * request (KEP-753 sidecars, {@code component-helpers} {@code PodRequests}): app containers and
+ * restartable init containers ({@code restartPolicy: Always}) run together, so they add up; an
+ * ordinary init container runs alone, beside the sidecars started before it, and counts by the
+ * largest such moment. Also notes whether the pod asks for a slice ({@code nvidia.com/mig-*},
+ * {@code nvidia.com/gpu.shared}); a slice never excuses whole GPUs.
  *
- * @param effective      max(sum(containers), max(initContainers))
+ * @param effective      max(sum(containers) + sum(sidecars), max over init containers of (own + sidecars before it))
  * @param perContainer   GPUs per regular container, in spec order
  * @param alreadySliced  true when some container requests a MIG or MPS resource
  */
@@ -24,21 +28,74 @@ public record GpuCount(int effective, int[] perContainer, boolean alreadySliced)
     public static GpuCount of(Pod pod) throws InvalidPodException {
         if (pod.getSpec() == null) return new GpuCount(0, new int[0], false);
         List<Container> containers = nullSafe(pod.getSpec().getContainers());
-        List<Container> inits = nullSafe(pod.getSpec().getInitContainers());
         int[] per = new int[containers.size()];
-        int sum = 0;
+        int[] next = {0};
         boolean sliced = false;
-        for (int i = 0; i < containers.size(); i++) {
-            per[i] = gpus(containers.get(i), "spec.containers[" + i + "]");
-            sum += per[i];
-            sliced |= slices(containers.get(i));
-        }
-        int maxInit = 0;
+        for (Container c : containers) sliced |= slices(c);
+        for (Container c : nullSafe(pod.getSpec().getInitContainers())) sliced |= slices(c);
+        int effective = effective(pod.getSpec(), (c, path) -> {
+            int g = gpus(c, path);
+            if (path.startsWith("spec.containers")) per[next[0]++] = g;
+            return g;
+        });
+        return new GpuCount(effective, per, sliced);
+    }
+
+    /**
+     * Whole GPUs a pod the API server already accepted holds: the same rule, but lenient (a quantity
+     * it cannot read counts 0, a request without a limit counts its request). It never refuses a pod
+     * that exists, it counts it.
+     */
+    public static int held(PodSpec spec) {
+        if (spec == null) return 0;
+        return effective(spec, (c, path) -> lenient(c));
+    }
+
+    /** GPUs of one container; {@code path} names it for error messages. */
+    private interface PerContainer<E extends Exception> {
+        int gpus(Container c, String path) throws E;
+    }
+
+    /** Kubernetes' effective request over per-container counts (app containers first, then init containers, in spec order). */
+    private static <E extends Exception> int effective(PodSpec spec, PerContainer<E> count) throws E {
+        List<Container> containers = nullSafe(spec.getContainers());
+        List<Container> inits = nullSafe(spec.getInitContainers());
+        int sum = 0;
+        for (int i = 0; i < containers.size(); i++) sum += count.gpus(containers.get(i), "spec.containers[" + i + "]");
+        int sidecars = 0;
+        int initPeak = 0;
         for (int i = 0; i < inits.size(); i++) {
-            maxInit = Math.max(maxInit, gpus(inits.get(i), "spec.initContainers[" + i + "]"));
-            sliced |= slices(inits.get(i));
+            Container c = inits.get(i);
+            int g = count.gpus(c, "spec.initContainers[" + i + "]");
+            if ("Always".equals(c.getRestartPolicy())) {
+                // A sidecar keeps running: it holds its GPUs beside every later init container and the app containers.
+                sidecars += g;
+                initPeak = Math.max(initPeak, sidecars);
+            } else {
+                initPeak = Math.max(initPeak, g + sidecars);
+            }
         }
-        return new GpuCount(Math.max(sum, maxInit), per, sliced);
+        return Math.max(sum + sidecars, initPeak);
+    }
+
+    /** The request, or the limit when only that is set (extended resources default their request to it). */
+    private static int lenient(Container c) {
+        if (c.getResources() == null) return 0;
+        Integer request = amount(c.getResources().getRequests());
+        if (request != null) return request;
+        Integer limit = amount(c.getResources().getLimits());
+        return limit == null ? 0 : limit;
+    }
+
+    private static Integer amount(Map<String, Quantity> m) {
+        Quantity q = m == null ? null : m.get(AceKeys.GPU);
+        if (q == null) return null;
+        try {
+            java.math.BigDecimal v = Quantity.getAmountInBytes(q);
+            return v.signum() <= 0 ? 0 : v.setScale(0, java.math.RoundingMode.CEILING).intValueExact();
+        } catch (RuntimeException e) {
+            return 0;
+        }
     }
 
     private static <T> List<T> nullSafe(List<T> l) { return l == null ? List.of() : l; }

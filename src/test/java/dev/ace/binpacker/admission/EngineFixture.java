@@ -30,14 +30,28 @@ final class EngineFixture {
     private int uid;
 
     EngineFixture(NodeInfo... nodes) {
+        this(PolicyConfig.defaults(), nodes);
+    }
+
+    EngineFixture(PolicyConfig config, NodeInfo... nodes) {
         ClusterState s = new ClusterState();
         for (NodeInfo n : nodes) s.upsert(n);
         allocator = new Allocator(s, PackerConfig.defaults());
-        PodPolicy policy = new PodPolicy(() -> allocator, PolicyConfig.defaults(), pending, mapper);
+        PodPolicy policy = new PodPolicy(() -> allocator, config, pending, mapper);
         engine = new AdmissionEngine(policy, ns -> modes.getOrDefault(ns, NamespaceMode.ENFORCE), Metrics.NOOP, mapper, clock::get);
     }
 
     /** hgx-0, hgx-1 (inference), l40s-0 (general, PCIe only), mig-0 (slicing, MIG mixed). */
+    /**
+     * What the leader does when the pod of a pending reservation shows up: ties the entry to the pod's
+     * UID (in a cluster through the GpuLedger object, mirrored back into every replica's ledger).
+     */
+    static boolean tieToPod(dev.ace.binpacker.placement.Allocator a, String id) {
+        return a.read(al -> al.ledger().get(id)
+                .map(r -> al.ledger().update(r.tiedTo("uid-of-" + id, r.owner().podName())))
+                .orElse(false));
+    }
+
     static EngineFixture small() {
         return new EngineFixture(hgx("hgx-0"), hgx("hgx-1"), pcieNode("l40s-0", 4), migNode("mig-0"));
     }

@@ -96,7 +96,34 @@ class DeployManifestsTest {
             assertTrue(w.at("/matchConditions/0/expression").asText().contains("nvidia.com/gpu"));
             assertTrue(w.at("/namespaceSelector").toString().contains("exempt"));
         }
-        assertTrue(kind(docs, "ValidatingAdmissionPolicy").toString().contains("system:masters"));
+        List<String> policies = docs.stream().filter(d -> "ValidatingAdmissionPolicy".equals(d.path("kind").asText()))
+                .map(d -> d.at("/metadata/name").asText()).sorted().toList();
+        assertEquals(List.of("ace-guard-pod-outputs", "ace-guard-policy-exempt"), policies);
+    }
+
+    @Test
+    void the_optional_networkpolicy_admits_only_the_api_servers_addresses_to_the_webhook_port() throws Exception {
+        java.nio.file.Path overlay = java.nio.file.Path.of("target", "networkpolicy-overlay");
+        java.nio.file.Files.createDirectories(overlay);
+        java.nio.file.Files.writeString(overlay.resolve("kustomization.yaml"), """
+                apiVersion: kustomize.config.k8s.io/v1beta1
+                kind: Kustomization
+                resources: [../../deploy]
+                components: [../../deploy/networkpolicy]
+                """);
+        List<JsonNode> docs = render(overlay.toString());
+        JsonNode np = kind(docs, "NetworkPolicy");
+        assertEquals("ace-system", np.at("/metadata/namespace").asText());
+        assertEquals(kind(docs, "Deployment").at("/spec/template/metadata/labels/app").asText(), np.at("/spec/podSelector/matchLabels/app").asText());
+        JsonNode webhook = np.at("/spec/ingress/0");
+        assertEquals(8443, webhook.at("/ports/0/port").asInt());
+        assertTrue(webhook.path("from").size() > 0, "some sources, never everyone");
+        webhook.path("from").forEach(f -> assertTrue(f.at("/ipBlock/cidr").asText().contains("/"), f.toString()));
+        JsonNode management = np.at("/spec/ingress/1");
+        assertEquals(9000, management.at("/ports/0/port").asInt());
+        assertTrue(management.path("from").isMissingNode(), "probes and metrics from anywhere");
+        assertFalse(render("deploy").stream().anyMatch(d -> "NetworkPolicy".equals(d.path("kind").asText())),
+                "off unless enabled: a wrong address list would cut the API server off");
     }
 
     @Test

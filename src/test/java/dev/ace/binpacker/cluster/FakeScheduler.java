@@ -29,7 +29,7 @@ final class FakeScheduler {
             if (p.getSpec().getNodeName() != null || p.getMetadata().getDeletionTimestamp() != null) continue;
             if (p.getSpec().getSchedulingGates() != null && !p.getSpec().getSchedulingGates().isEmpty()) continue;
             if ("Succeeded".equals(p.getStatus().getPhase()) || "Failed".equals(p.getStatus().getPhase())) continue;
-            int need = PodGpus.effective(p.getSpec());
+            int need = dev.ace.binpacker.workload.GpuCount.held(p.getSpec());
             for (Node n : c.nodes.values()) {
                 if (!allows(p, n) || free(c, n) < need) continue;
                 p.getSpec().setNodeName(n.getMetadata().getName());
@@ -51,7 +51,7 @@ final class FakeScheduler {
             if (!n.getMetadata().getName().equals(p.getSpec().getNodeName())) continue;
             String phase = p.getStatus() == null ? null : p.getStatus().getPhase();
             if ("Succeeded".equals(phase) || "Failed".equals(phase)) continue;
-            used += PodGpus.effective(p.getSpec());
+            used += dev.ace.binpacker.workload.GpuCount.held(p.getSpec());
         }
         return LocalView.allocatable(n) - used;
     }

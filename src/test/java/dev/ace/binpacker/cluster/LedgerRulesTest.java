@@ -33,9 +33,9 @@ class LedgerRulesTest {
                   - {name: a, image: a, resources: {requests: {nvidia.com/gpu: 2}, limits: {nvidia.com/gpu: 2}}}
                   - {name: b, image: b, resources: {limits: {nvidia.com/gpu: 2}}}
                 """);
-        assertEquals(7, PodGpus.effective(p.getSpec()), "max(2 + 2 + 1 sidecar, 6 + 1 sidecar started before it)");
+        assertEquals(7, dev.ace.binpacker.workload.GpuCount.held(p.getSpec()), "max(2 + 2 + 1 sidecar, 6 + 1 sidecar started before it)");
         p.getSpec().getInitContainers().remove(1);
-        assertEquals(5, PodGpus.effective(p.getSpec()));
+        assertEquals(5, dev.ace.binpacker.workload.GpuCount.held(p.getSpec()));
     }
 
     private static PodFacts bound(String uid, String name, String generateName, String reservationId, int gpus) {

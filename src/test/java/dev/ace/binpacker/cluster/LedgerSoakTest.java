@@ -79,7 +79,7 @@ class LedgerSoakTest {
             String node = p.getSpec().getNodeName();
             Optional<Reservation> told = told(c, p);
             if (node != null && !terminal) {
-                requested.merge(node, PodGpus.effective(p.getSpec()), Integer::sum);
+                requested.merge(node, dev.ace.binpacker.workload.GpuCount.held(p.getSpec()), Integer::sum);
                 if (told.isPresent() && told.get().node().equals(node)) {
                     long prior = held.getOrDefault(node, 0L);
                     if ((prior & told.get().gpuMask()) != 0) {

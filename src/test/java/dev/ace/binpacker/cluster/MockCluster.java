@@ -71,7 +71,7 @@ final class MockCluster implements AutoCloseable {
             if (p.getSpec().getSchedulingGates() != null && !p.getSpec().getSchedulingGates().isEmpty()) continue;
             if (p.getStatus() != null && ("Succeeded".equals(p.getStatus().getPhase()) || "Failed".equals(p.getStatus().getPhase()))) continue;
             for (Node n : nodes) {
-                if (!FakeScheduler.allows(p, n) || FakeScheduler.free(pods, n) < PodGpus.effective(p.getSpec())) continue;
+                if (!FakeScheduler.allows(p, n) || FakeScheduler.free(pods, n) < dev.ace.binpacker.workload.GpuCount.held(p.getSpec())) continue;
                 p.getSpec().setNodeName(n.getMetadata().getName());
                 merge(p, "{\"spec\":{\"nodeName\":\"" + n.getMetadata().getName() + "\"},\"status\":{\"phase\":\"Running\"}}");
                 bound++;

@@ -56,10 +56,12 @@ class AdmissionGoldenTest {
         assertEquals("AdmissionReview", response.path("kind").asText());
         GoldenFiles.assertGolden(Https.ADMISSION.resolve("responses/" + name + ".json"), GoldenFiles.withoutRandomIds(Https.readable(response)));
         JsonNode r = response.path("response");
-        JsonNode validated = Https.postReview("/validate", review).path("response");
+        Pod pod = r.path("patch").isTextual() ? Https.patchedPod(review, response) : null;
+        // The API server calls /validate with the final object (patched, named) under a request uid of its own.
+        JsonNode finalObject = pod == null ? review : ForgeryGoldenTest.asFinal(review, pod, review.at("/request/uid").asText() + "-v");
+        JsonNode validated = Https.postReview("/validate", finalObject).path("response");
         assertEquals(r.path("allowed").asBoolean(), validated.path("allowed").asBoolean(), "validate agrees with mutate: " + validated);
         assertTrue(validated.path("patch").isMissingNode(), "a validating webhook never patches");
-        Pod pod = r.path("patch").isTextual() ? Https.patchedPod(review, response) : null;
         check(name, review, r, pod);
     }
 
@@ -118,10 +120,13 @@ class AdmissionGoldenTest {
                 assertEquals(0, fleet.allocator().ledger().size());
             }
             case "already-reserved" -> {
-                assertTrue(r.path("patch").isMissingNode());
-                var held = fleet.allocator().reservation("0b0e8f8a-resv-0000-0000-000000000001").orElseThrow();
+                // A reservation ACE did not make is never adopted: decided afresh inside the pod's own pin.
+                assertTrue(fleet.allocator().reservation("0b0e8f8a-resv-0000-0000-000000000001").isEmpty());
+                var held = fleet.allocator().heldForRequest(review.at("/request/uid").asText()).orElseThrow();
                 assertEquals("hgx-h100-1", held.node());
-                assertEquals(1, fleet.allocator().ledger().size(), "adopted, not reserved twice");
+                assertEquals(1, fleet.allocator().ledger().size());
+                assertReserved(pod, 4, "hgx-h100-1");
+                assertTrue(r.path("warnings").get(0).asText().startsWith("dropped ace.dev/reservation"), r.path("warnings").toString());
             }
             case "pcie-only-selector" -> {
                 assertReserved(pod, 2, "l40s-0");

@@ -34,6 +34,11 @@ public final class Https {
 
     /** A JDK HTTP client that trusts the self-signed test certificate (relaxed validation, as RestAssured's). */
     public static java.net.http.HttpClient jdkClient() {
+        return jdkClient(java.net.http.HttpClient.Version.HTTP_1_1);
+    }
+
+    /** The same, speaking {@code version} (HTTP/2 is negotiated over TLS with ALPN, as the API server does). */
+    public static java.net.http.HttpClient jdkClient(java.net.http.HttpClient.Version version) {
         try {
             javax.net.ssl.SSLContext ctx = javax.net.ssl.SSLContext.getInstance("TLS");
             ctx.init(null, new javax.net.ssl.TrustManager[] {new javax.net.ssl.X509TrustManager() {
@@ -43,8 +48,10 @@ public final class Https {
             }}, new java.security.SecureRandom());
             javax.net.ssl.SSLParameters params = new javax.net.ssl.SSLParameters();
             params.setEndpointIdentificationAlgorithm(null);
+            // The JDK client offers h2 over ALPN only when these parameters name TLS 1.2 or 1.3; else HTTP/2 silently becomes HTTP/1.1.
+            params.setProtocols(new String[] {"TLSv1.3", "TLSv1.2"});
             return java.net.http.HttpClient.newBuilder().sslContext(ctx).sslParameters(params)
-                    .version(java.net.http.HttpClient.Version.HTTP_1_1).build();
+                    .version(version).build();
         } catch (Exception e) {
             throw new AssertionError(e);
         }

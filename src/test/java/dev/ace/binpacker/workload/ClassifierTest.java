@@ -109,6 +109,75 @@ class ClassifierTest {
         assertEquals(3, GpuCount.of(pod).effective());
     }
 
+    /** Kubernetes' effective request with sidecars (KEP-753), as kube-scheduler and the kubelet count it. */
+    static Stream<Arguments> sidecars() {
+        return Stream.of(
+                // app 4 + a 4-GPU sidecar run together: 8
+                Arguments.of("[{name: s, image: x, restartPolicy: Always, resources: {limits: {nvidia.com/gpu: 4}}}]", 4, 8),
+                // an ordinary init container of 8 runs alone: max(8, 4)
+                Arguments.of("[{name: i, image: x, resources: {limits: {nvidia.com/gpu: 8}}}]", 4, 8),
+                // sidecar 2 then init 4: the init step holds 6; then app 1 + sidecar 2 = 3
+                Arguments.of("[{name: s, image: x, restartPolicy: Always, resources: {limits: {nvidia.com/gpu: 2}}},"
+                        + " {name: i, image: x, resources: {limits: {nvidia.com/gpu: 4}}}]", 1, 6),
+                // init 4 before sidecar 2: the init runs alone (4); then app 1 + sidecar 2 = 3
+                Arguments.of("[{name: i, image: x, resources: {limits: {nvidia.com/gpu: 4}}},"
+                        + " {name: s, image: x, restartPolicy: Always, resources: {limits: {nvidia.com/gpu: 2}}}]", 1, 4),
+                // two sidecars add up with the app: 1 + 1 + 2
+                Arguments.of("[{name: s1, image: x, restartPolicy: Always, resources: {limits: {nvidia.com/gpu: 1}}},"
+                        + " {name: s2, image: x, restartPolicy: Always, resources: {limits: {nvidia.com/gpu: 1}}}]", 2, 4));
+    }
+
+    @ParameterizedTest(name = "{0} + app {1} -> {2}")
+    @MethodSource("sidecars")
+    void restartable_init_containers_add_to_the_app_and_ordinary_ones_count_by_their_peak(String inits, int app, int effective)
+            throws Exception {
+        var pod = Pods.yaml("""
+                apiVersion: v1
+                kind: Pod
+                metadata: {name: p}
+                spec:
+                  initContainers: %s
+                  containers:
+                  - {name: a, image: x, resources: {limits: {nvidia.com/gpu: %d}}}
+                """.formatted(inits, app));
+        assertEquals(effective, GpuCount.of(pod).effective());
+    }
+
+    @Test
+    void a_slice_beside_whole_gpus_excuses_nothing() throws Exception {
+        var pod = Pods.yaml("""
+                apiVersion: v1
+                kind: Pod
+                metadata: {name: p, labels: {job-name: ft}}
+                spec:
+                  containers:
+                  - {name: a, image: x, resources: {limits: {nvidia.com/gpu: 3}}}
+                  - {name: b, image: x, resources: {limits: {nvidia.com/mig-1g.10gb: 1}}}
+                """);
+        Classification c = Classifier.classify(pod);
+        assertEquals(3, c.gpus());
+        assertTrue(c.alreadySliced() && c.batchOwned());
+        assertTrue(c.notes().get(0).contains("the whole GPUs follow the usual rules"), c.notes().toString());
+    }
+
+    @Test
+    void a_class_label_does_not_hide_the_job_that_owns_the_pod() throws Exception {
+        var pod = Pods.yaml("""
+                apiVersion: v1
+                kind: Pod
+                metadata:
+                  name: p
+                  labels: {ace.dev/workload-class: inference}
+                  ownerReferences: [{apiVersion: batch/v1, kind: Job, name: j, uid: u}]
+                spec:
+                  containers:
+                  - {name: a, image: x, resources: {limits: {nvidia.com/gpu: 1}}}
+                """);
+        Classification c = Classifier.classify(pod);
+        assertEquals(WorkloadClass.INFERENCE, c.workloadClass());
+        assertTrue(c.batchOwned());
+    }
+
     static Stream<Arguments> nonsense() {
         return Stream.of(Arguments.of("'-1'"), Arguments.of("'0.5'"), Arguments.of("1e3"), Arguments.of("abc"), Arguments.of("500m"));
     }

@@ -1,0 +1,184 @@
+package dev.ace.binpacker.admission;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ace.binpacker.placement.Allocator;
+import dev.ace.binpacker.placement.Reservation;
+import dev.ace.binpacker.placement.WorkloadClass;
+import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.workload.GpuCount;
+import dev.ace.binpacker.workload.InvalidPodException;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.Pod;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+import java.util.regex.Pattern;
+
+/**
+ * Which of the ACE keys a pod brings to admission ACE wrote for this very pod (DESIGN "Truth and
+ * trust"). The API server gives every webhook call its own {@code request.uid} (a reinvocation and
+ * the /validate call included), so ACE recognises its own work by what it can check, never by what
+ * the pod claims:
+ * <ul>
+ * <li>a reservation is ACE's when the ledger holds it, unchanged, made at admission for this pod
+ * (namespace, name or generateName), still pending and claimed by no other pod; and the pod is
+ * pinned to its node and asks for exactly its GPUs. A copy of a running pod's annotation names a
+ * reservation that is confirmed (or gone), so it is never ACE's for the copy;</li>
+ * <li>a gate, a rewrite and a decision text hold no GPUs, so they are judged against what ACE
+ * decides for the pod without them: the gate only where ACE would hold the pod for whole GPUs, the
+ * rewrite only on a pod really narrowed to a slice of pool slicing, the text only beside one of
+ * those or as the warn/audit record of a denial.</li>
+ * </ul>
+ */
+final class Provenance {
+    private static final Pattern REWRITE = Pattern.compile(Pattern.quote(AceKeys.GPU) + "=[1-9][0-9]*");
+
+    /**
+     * @param own     the reservation the pod names when ACE made it for this pod (even if the pod no longer fits it)
+     * @param foreign each key ACE did not write for this pod, with a short reason (empty: every key is ACE's)
+     */
+    record Judgement(Optional<Reservation> own, Map<String, String> foreign) {
+        static final Judgement NONE = new Judgement(Optional.empty(), Map.of());
+
+        boolean allOwn() { return foreign.isEmpty(); }
+
+        /** ACE's own reservation, but the pod no longer matches it (a later webhook changed the pod). */
+        boolean ownButBroken() { return own.isPresent() && foreign.containsKey(AceKeys.RESERVATION); }
+    }
+
+    private final Supplier<Allocator> allocator;
+    private final ObjectMapper mapper;
+
+    Provenance(Supplier<Allocator> allocator, ObjectMapper mapper) {
+        this.allocator = allocator;
+        this.mapper = mapper;
+    }
+
+    /**
+     * @param fresh      ACE's decision for the pod without its ACE keys (computed only when needed)
+     * @param validating true for /validate, which sees the final object a moment after /mutate decided:
+     *                   a gate is then accepted where ACE would place the pod or gate it
+     */
+    Judgement judge(AdmissionRequest r, AceOutputs out, Supplier<Decision> fresh, NamespaceMode mode, boolean validating) {
+        if (out.isEmpty()) return Judgement.NONE;
+        Map<String, String> foreign = new LinkedHashMap<>();
+        Optional<Reservation> own = Optional.empty();
+        if (out.reservation() != null) {
+            Optional<Reservation> claimed = ReservationJson.read(mapper, out.reservation(), 0);
+            own = claimed.flatMap(c -> ownReservation(r, c));
+            // A dry run reserves nothing, so its /validate call cannot find the reservation its /mutate call showed;
+            // nothing of a dry run is stored either, so the pod is held to the reservation's shape only.
+            boolean dryShape = validating && r.dryRun() && claimed.isPresent();
+            if (claimed.isEmpty()) foreign.put(AceKeys.RESERVATION, "unreadable");
+            else if (own.isEmpty() && !dryShape) foreign.put(AceKeys.RESERVATION, "ACE made no such reservation for this pod");
+            else mismatch(r.pod(), own.orElse(claimed.get())).ifPresent(why -> foreign.put(AceKeys.RESERVATION, why));
+            if (out.gated()) foreign.put(AceKeys.GATE, "a pod with a reservation does not wait for a clique");
+            if (out.rewrittenFrom() != null) foreign.put(AceKeys.REWRITTEN_FROM, "ACE never rewrites a pod it reserves GPUs for");
+            if (out.decision() != null && foreign.containsKey(AceKeys.RESERVATION)) {
+                foreign.put(AceKeys.DECISION, "it describes a reservation ACE did not make");
+            }
+            return new Judgement(own, foreign);
+        }
+        Decision d = fresh.get();
+        if (out.gated() && !(validating ? holdsWholeGpus(d) : "gated".equals(d.result()))) {
+            foreign.put(AceKeys.GATE, "ACE's decision for this pod is: " + d.result());
+        }
+        if (out.rewrittenFrom() != null && !slicedByAce(r.pod(), out.rewrittenFrom())) {
+            foreign.put(AceKeys.REWRITTEN_FROM, "the pod is not a GPU slice on pool slicing");
+        }
+        if (out.decision() != null && !decisionFits(r.pod(), out, foreign, d, mode)) {
+            foreign.put(AceKeys.DECISION, "ACE's decision for this pod is: " + d.result());
+        }
+        return new Judgement(own, foreign);
+    }
+
+    /** The reservation {@code claimed} names, if ACE made exactly that one at admission for this pod and nobody claimed it yet. */
+    private Optional<Reservation> ownReservation(AdmissionRequest r, Reservation claimed) {
+        Allocator a = allocator.get();
+        Optional<Reservation> thisRequest = a.heldForRequest(r.uid()).filter(h -> same(h, claimed));
+        if (thisRequest.isPresent()) return thisRequest;
+        return a.reservationOn(claimed.node(), claimed.id()).filter(h -> same(h, claimed) && madeFor(h, r));
+    }
+
+    private static boolean same(Reservation held, Reservation claimed) {
+        return held.id().equals(claimed.id()) && held.node().equals(claimed.node()) && held.gpuMask() == claimed.gpuMask();
+    }
+
+    private static boolean madeFor(Reservation h, AdmissionRequest r) {
+        Reservation.Owner o = h.owner();
+        if (!h.pending() || o.requestUid() == null || !r.namespace().equals(o.namespace()) || o.podName() == null) return false;
+        String podUid = r.pod().getMetadata() == null ? null : r.pod().getMetadata().getUid();
+        if (o.podUid() != null && !o.podUid().equals(podUid)) return false;
+        String name = r.name().isEmpty() && r.pod().getMetadata() != null && r.pod().getMetadata().getName() != null
+                ? r.pod().getMetadata().getName() : r.name();
+        String generate = r.pod().getMetadata() == null ? null : r.pod().getMetadata().getGenerateName();
+        if (!name.isEmpty() && name.equals(o.podName())) return true;
+        // Made while the name was not known yet: the pod's generateName, and at /validate the name it generated.
+        return generate != null && generate.equals(o.podName()) && (name.isEmpty() || name.startsWith(generate));
+    }
+
+    /** Why the pod no longer matches its reservation: not pinned to its node, or another number of whole GPUs. */
+    static Optional<String> mismatch(Pod pod, Reservation r) {
+        if (!PodEdits.pinnedTo(pod, r.node())) return Optional.of("the pod is not pinned to node " + r.node() + " of its reservation");
+        int gpus;
+        try {
+            gpus = GpuCount.of(pod).effective();
+        } catch (InvalidPodException e) {
+            return Optional.of(e.getMessage());
+        }
+        if (gpus != r.gpuCount()) return Optional.of("the pod asks for " + gpus + " whole GPUs, its reservation holds " + r.gpuCount());
+        return Optional.empty();
+    }
+
+    /** What ACE's gate stands for: the pod is one ACE places on whole GPUs (and queues when none are free). */
+    static boolean holdsWholeGpus(Decision d) {
+        if (d.verdict() != Decision.Verdict.MUTATE) return false;
+        if ("gated".equals(d.result())) return true;
+        return "placed".equals(d.result()) && (d.workloadClass() == WorkloadClass.INFERENCE || d.workloadClass() == WorkloadClass.EMBEDDING);
+    }
+
+    /** The shape of ACE's slicing rewrite: no whole GPU left, a MIG or MPS resource instead, pool slicing selected. */
+    private static boolean slicedByAce(Pod pod, String rewrittenFrom) {
+        if (!REWRITE.matcher(rewrittenFrom).matches() || !selectsSlicing(pod)) return false;
+        boolean slice = false;
+        for (Container c : containers(pod)) {
+            if (c.getResources() == null) continue;
+            for (Map<String, ?> m : resourceMaps(c)) {
+                if (m.containsKey(AceKeys.GPU)) return false;
+                slice |= m.keySet().stream().anyMatch(k -> k.startsWith(AceKeys.MIG_PREFIX) || k.equals(AceKeys.GPU_SHARED));
+            }
+        }
+        return slice;
+    }
+
+    private static boolean decisionFits(Pod pod, AceOutputs out, Map<String, String> foreign, Decision d, NamespaceMode mode) {
+        if (out.gated() && !foreign.containsKey(AceKeys.GATE)) return true;
+        if (out.rewrittenFrom() != null && !foreign.containsKey(AceKeys.REWRITTEN_FROM)) return true;
+        if (selectsSlicing(pod) && "sliced".equals(d.result())) return true;
+        boolean recordsDenial = mode == NamespaceMode.WARN || mode == NamespaceMode.AUDIT;
+        return recordsDenial && d.verdict() == Decision.Verdict.DENY && out.decision().startsWith(mode.label() + ": would deny: ");
+    }
+
+    private static boolean selectsSlicing(Pod pod) {
+        return pod.getSpec() != null && pod.getSpec().getNodeSelector() != null
+                && "slicing".equals(pod.getSpec().getNodeSelector().get(AceKeys.POOL));
+    }
+
+    private static List<Container> containers(Pod pod) {
+        List<Container> all = new ArrayList<>();
+        if (pod.getSpec() == null) return all;
+        if (pod.getSpec().getContainers() != null) all.addAll(pod.getSpec().getContainers());
+        if (pod.getSpec().getInitContainers() != null) all.addAll(pod.getSpec().getInitContainers());
+        return all;
+    }
+
+    private static List<Map<String, ?>> resourceMaps(Container c) {
+        List<Map<String, ?>> maps = new ArrayList<>();
+        if (c.getResources().getLimits() != null) maps.add(c.getResources().getLimits());
+        if (c.getResources().getRequests() != null) maps.add(c.getResources().getRequests());
+        return maps;
+    }
+}
