@@ -36,6 +36,8 @@ public class ClusterBootstrap {
     @Inject
     ClusterMode mode;
     @Inject
+    ClusterMode.Choice modeChoice;
+    @Inject
     Fleet fleet;
     @Inject
     Instance<KubernetesClient> clients;
@@ -54,12 +56,14 @@ public class ClusterBootstrap {
     private ScheduledExecutorService expiry;
 
     void onStart(@Observes StartupEvent e) {
+        LOG.info(modeChoice.logLine());
         if (mode == ClusterMode.STANDALONE) {
             List<NodeInfo> nodes = loadStandalone();
-            LOG.infof("standalone mode: %d nodes from %s", nodes.size(), config.standalone().nodes().orElse("the embedded demo inventory"));
+            LOG.infof("inventory: %d nodes from %s", nodes.size(), config.standalone().nodes().orElse("the embedded demo inventory"));
             return;
         }
         KubernetesClient client = clients.get();
+        KubernetesVersionCheck.verify(client, config.olderKubernetes());
         fleet.useStore(new ConfigMapReservationStore(client, config.reservations().ledgerNamespace()));
         fleet.load(List.of());
         watch = new ClusterWatch(client, fleet, namespaces, pending, metrics, readiness, codec.mapper(), System::currentTimeMillis);
