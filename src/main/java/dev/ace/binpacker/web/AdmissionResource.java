@@ -7,6 +7,7 @@ import dev.ace.binpacker.admission.AdmissionRequest;
 import dev.ace.binpacker.admission.AdmissionResult;
 import dev.ace.binpacker.admission.BadReviewException;
 import dev.ace.binpacker.admission.ReviewCodec;
+import dev.ace.binpacker.admission.WorkloadAdmission;
 import dev.ace.binpacker.observability.Metrics;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
@@ -38,6 +39,8 @@ public class AdmissionResource {
     ReviewCodec codec;
     @Inject
     Metrics metrics;
+    @Inject
+    WorkloadAdmission workloads;
 
     @POST
     @Path("mutate")
@@ -53,6 +56,15 @@ public class AdmissionResource {
     @Produces(MediaType.APPLICATION_JSON)
     public Response validate(@HeaderParam("Content-Type") String contentType, byte[] body) {
         return serve("validate", contentType, body, engine::validate);
+    }
+
+    /** Workload objects (Deployment, Job, LeaderWorkerSet...): their pod templates judged at apply time. */
+    @POST
+    @Path("validate-workloads")
+    @Consumes(MediaType.WILDCARD)
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response validateWorkloads(@HeaderParam("Content-Type") String contentType, byte[] body) {
+        return serve(WorkloadAdmission.WEBHOOK, contentType, body, workloads::validate);
     }
 
     private Response serve(String webhook, String contentType, byte[] body, Function<AdmissionRequest, AdmissionResult> handler) {
