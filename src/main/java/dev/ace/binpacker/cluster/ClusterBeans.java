@@ -39,7 +39,11 @@ public class ClusterBeans {
 
     @Produces
     @Singleton
-    PendingDemand pending(Metrics metrics) { return new PendingDemand(metrics); }
+    PendingDemand pending(MicrometerMetrics metrics) {
+        PendingDemand p = new PendingDemand(metrics);
+        metrics.bindWaiting(() -> p.oldestWaitSeconds(System.currentTimeMillis()));
+        return p;
+    }
 
     @Produces
     @Singleton

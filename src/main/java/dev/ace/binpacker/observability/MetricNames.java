@@ -14,4 +14,6 @@ public final class MetricNames {
     public static final String PENDING_TP_DEMAND = "ace_pending_tp_demand";
     public static final String LEDGER_CONFLICTS = "ace_ledger_conflicts";
     public static final String RESERVATIONS_EXPIRED = "ace_reservations_expired";
+    public static final String PENDING_TP_OLDEST_WAIT = "ace_pending_tp_oldest_wait";
+    public static final String READY = "ace_ready";
 }
