@@ -66,15 +66,67 @@ class DeployManifestsTest {
     void webhooks_are_v1_none_on_dry_run_with_cel_match_conditions_and_exempt_namespaces_skipped() throws Exception {
         List<JsonNode> docs = render("webhook-config");
         for (String k : new String[] {"MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"}) {
-            JsonNode w = kind(docs, k).at("/webhooks/0");
-            assertEquals("[\"v1\"]", w.path("admissionReviewVersions").toString());
-            assertEquals("NoneOnDryRun", w.path("sideEffects").asText());
-            assertTrue(w.path("timeoutSeconds").asInt() >= 1 && w.path("timeoutSeconds").asInt() <= 30);
-            assertFalse(w.path("failurePolicy").asText().isEmpty());
-            assertTrue(w.at("/matchConditions/0/expression").asText().contains("nvidia.com/gpu"));
-            assertTrue(w.at("/namespaceSelector").toString().contains("exempt"));
+            for (JsonNode w : kind(docs, k).path("webhooks")) {
+                assertEquals("[\"v1\"]", w.path("admissionReviewVersions").toString());
+                assertEquals("NoneOnDryRun", w.path("sideEffects").asText());
+                assertTrue(w.path("timeoutSeconds").asInt() >= 1 && w.path("timeoutSeconds").asInt() <= 30);
+                assertFalse(w.path("failurePolicy").asText().isEmpty());
+                assertTrue(w.at("/namespaceSelector").toString().contains("exempt"));
+            }
+            assertTrue(kind(docs, k).at("/webhooks/0/matchConditions/0/expression").asText().contains("nvidia.com/gpu"));
         }
         assertTrue(kind(docs, "ValidatingAdmissionPolicy").toString().contains("system:masters"));
+    }
+
+    @Test
+    void workloads_have_their_own_validating_webhook_for_the_six_kinds_with_a_ca_injected_like_the_others() throws Exception {
+        List<JsonNode> docs = render("webhook-config");
+        JsonNode validating = kind(docs, "ValidatingWebhookConfiguration");
+        JsonNode w = validating.at("/webhooks/1");
+        assertEquals("validate-workloads.ace.dev", w.path("name").asText());
+        assertEquals("/validate-workloads", w.at("/clientConfig/service/path").asText());
+        assertEquals("NoneOnDryRun", w.path("sideEffects").asText());
+        assertEquals("[\"CREATE\",\"UPDATE\"]", w.at("/rules/0/operations").toString());
+        String rules = w.path("rules").toString();
+        for (String r : new String[] {"deployments", "statefulsets", "replicasets", "jobs", "cronjobs", "leaderworkersets", "leaderworkerset.x-k8s.io"}) {
+            assertTrue(rules.contains("\"" + r + "\""), r + " in " + rules);
+        }
+        assertTrue(w.at("/namespaceSelector").toString().contains("exempt"));
+        assertEquals("/validate", validating.at("/webhooks/0/clientConfig/service/path").asText(), "pod handling untouched");
+        assertEquals("ace-system/ace-binpacker", validating.at("/metadata/annotations/cert-manager.io~1inject-ca-from").asText());
+    }
+
+    @Test
+    void certs_sh_puts_the_ca_into_every_webhook_of_both_configurations() throws Exception {
+        String script = java.nio.file.Files.readString(java.nio.file.Path.of("webhook-config/certs.sh"));
+        assertFalse(script.contains("/webhooks/0/clientConfig/caBundle"), "a fixed index leaves the workloads webhook without a CA");
+        assertTrue(script.contains("webhooks[*].name"), script);
+    }
+
+    @Test
+    void monitoring_renders_a_service_monitor_alert_rules_and_the_dashboard_and_the_base_needs_no_operator_crds() throws Exception {
+        List<JsonNode> base = render("deploy");
+        assertTrue(base.stream().noneMatch(d -> d.path("apiVersion").asText().startsWith("monitoring.coreos.com")), "base stays CRD-free");
+        String serviceLabel = kind(base, "Service").at("/metadata/labels/app.kubernetes.io~1name").asText();
+
+        List<JsonNode> docs = render("deploy/monitoring");
+        JsonNode sm = kind(docs, "ServiceMonitor");
+        assertEquals(serviceLabel, sm.at("/spec/selector/matchLabels/app.kubernetes.io~1name").asText(), "selects the ace-binpacker Service");
+        assertEquals("management", sm.at("/spec/endpoints/0/port").asText());
+        assertEquals(kind(base, "Service").at("/spec/ports/1/name").asText(), sm.at("/spec/endpoints/0/port").asText());
+        assertEquals("/q/metrics", sm.at("/spec/endpoints/0/path").asText());
+        assertEquals("ace-system", sm.at("/metadata/namespace").asText());
+
+        List<String> alerts = new ArrayList<>();
+        kind(docs, "PrometheusRule").at("/spec/groups").forEach(g -> g.path("rules").forEach(r -> alerts.add(r.path("alert").asText())));
+        assertTrue(alerts.containsAll(List.of("AceNvlinkFragmentationRising", "AceTensorParallelPodsWaiting", "AceWebhookErrors",
+                "AceWebhookFailingOpen", "AceWebhookNotReady")), alerts.toString());
+
+        JsonNode cm = kind(docs, "ConfigMap");
+        assertEquals("1", cm.at("/metadata/labels/grafana_dashboard").asText());
+        JsonNode dashboard = new ObjectMapper().readTree(cm.at("/data/grafana-dashboard.json").asText());
+        assertEquals(new ObjectMapper().readTree(new File("deploy/monitoring/grafana-dashboard.json")), dashboard);
+        assertTrue(dashboard.path("panels").size() >= 10);
     }
 
     @Test
