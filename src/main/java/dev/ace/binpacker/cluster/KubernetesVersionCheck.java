@@ -37,14 +37,15 @@ public final class KubernetesVersionCheck {
     public static Verdict judge(String major, String minor, String gitVersion) {
         int ma = leadingNumber(major);
         int mi = leadingNumber(minor);
-        if ((ma < 0 || mi < 0) && gitVersion != null) {
+        if ((ma <= 0 || mi < 0) && gitVersion != null) {
             Matcher g = GIT.matcher(gitVersion.trim());
             if (g.find()) {
                 ma = Integer.parseInt(g.group(1));
                 mi = Integer.parseInt(g.group(2));
             }
         }
-        if (ma < 0 || mi < 0) return new Verdict.Unknown("unreadable version major='" + major + "' minor='" + minor + "' gitVersion='" + gitVersion + "'");
+        // Major 0: a kube-apiserver built without version stamps (v0.0.0-master), or a test double; nothing to judge.
+        if (ma <= 0 || mi < 0) return new Verdict.Unknown("unreadable version major='" + major + "' minor='" + minor + "' gitVersion='" + gitVersion + "'");
         String v = ma + "." + mi;
         return ma > MIN_MAJOR || (ma == MIN_MAJOR && mi >= MIN_MINOR) ? new Verdict.Supported(v) : new Verdict.TooOld(v);
     }
