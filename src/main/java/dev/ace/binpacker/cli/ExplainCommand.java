@@ -23,6 +23,7 @@ import dev.ace.binpacker.workload.WorkloadPods;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.io.InputStream;
 import java.io.PrintStream;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ExecutionException;
@@ -58,8 +59,8 @@ final class ExplainCommand implements Command {
         }
         if (file == null) throw CliException.usage("-f FILE is required");
         if (file.equals("-") && "-".equals(nodes)) throw CliException.usage("-f - and --nodes - cannot both read standard input");
-        // Most of a call is class loading and Jackson introspection of the Kubernetes model: reading the
-        // inventory on a second thread while the manifest is bound to Pods does both halves at once.
+        // Most of a call is class loading and Jackson introspection of the Kubernetes model: the inventory is
+        // read on a second thread while this one binds the manifest to Pods, so the two halves overlap.
         String nodeFile = nodes;
         FutureTask<Inventory> loading = new FutureTask<>(() -> Inventory.load(nodeFile, stdin));
         Thread loader = new Thread(loading, "explain-inventory");
@@ -67,8 +68,10 @@ final class ExplainCommand implements Command {
         loader.start();
         List<Inputs.Document> docs = Inputs.documents(Inputs.read(file, stdin), file);
         if (docs.isEmpty()) throw CliException.input(file + ": no Kubernetes objects in it");
-        Inventory inventory = await(loading);
         ObjectMapper json = Json.newMapper();
+        List<Item> items = new ArrayList<>();
+        for (Inputs.Document d : docs) items.add(Item.of(d, json));
+        Inventory inventory = await(loading);
         ClusterState state = inventory.state();
         Allocator allocator = new Allocator(state, PackerConfig.defaults());
         PodPolicy policy = new PodPolicy(() -> allocator, PolicyConfig.defaults(), new PendingDemand(Metrics.NOOP), json);
@@ -77,33 +80,44 @@ final class ExplainCommand implements Command {
         out.println("inventory: " + state.liveNodes() + " nodes from " + inventory.source());
         int exit = 0;
         int seq = 0;
-        for (Inputs.Document d : docs) {
-            JsonNode o = d.node();
-            String kind = o.path("kind").asText("");
-            if (!o.isObject() || kind.isEmpty()) {
-                err.println("explain: " + file + ": document " + d.index() + " is not a Kubernetes object (no kind)");
+        for (Item item : items) {
+            if (item.what() == null) {
+                err.println("explain: " + file + ": document " + item.index() + " is not a Kubernetes object (no kind)");
                 exit = CliException.INPUT;
-                continue;
-            }
-            String what = kind + " " + namespaceOf(o) + "/" + o.at("/metadata/name").asText(o.at("/metadata/generateName").asText("") + "*");
-            List<WorkloadPods.TemplatePod> pods;
-            try {
-                pods = WorkloadPods.of(o, json);
-            } catch (IllegalArgumentException e) {
-                boolean noTemplate = !kind.equals("Pod") && !WorkloadPods.isWorkload(kind);
+            } else if (item.problem() != null) {
                 out.println();
-                out.println("--- " + what + ": " + (noTemplate ? "skipped, no pod template" : "not explained: " + e.getMessage()));
-                if (!noTemplate) exit = CliException.INPUT;
-                continue;
+                out.println("--- " + item.what() + ": " + item.problem());
+                if (!item.skipped()) exit = CliException.INPUT;
             }
-            for (WorkloadPods.TemplatePod t : pods) {
+            for (WorkloadPods.TemplatePod t : item.pods()) {
                 out.println();
-                out.println("--- " + what + header(t));
+                out.println("--- " + item.what() + header(t));
                 AdmissionResult r = explain(t.pod(), "explain-" + (++seq), engine, mode, json, out);
                 if (!r.allowed() && exit == 0) exit = 3;
             }
         }
         return exit;
+    }
+
+    /**
+     * One document: "Kind namespace/name" and the pods its controller would create, or why there are none.
+     *
+     * @param what    null when the document is not a Kubernetes object
+     * @param skipped a kind without pod template (Service, ConfigMap...), not an error
+     */
+    private record Item(int index, String what, List<WorkloadPods.TemplatePod> pods, String problem, boolean skipped) {
+        static Item of(Inputs.Document d, ObjectMapper json) {
+            JsonNode o = d.node();
+            String kind = o.path("kind").asText("");
+            if (!o.isObject() || kind.isEmpty()) return new Item(d.index(), null, List.of(), null, false);
+            String what = kind + " " + namespaceOf(o) + "/" + o.at("/metadata/name").asText(o.at("/metadata/generateName").asText("") + "*");
+            try {
+                return new Item(d.index(), what, WorkloadPods.of(o, json), null, false);
+            } catch (IllegalArgumentException e) {
+                boolean noTemplate = !kind.equals("Pod") && !WorkloadPods.isWorkload(kind);
+                return new Item(d.index(), what, List.of(), noTemplate ? "skipped, no pod template" : "not explained: " + e.getMessage(), noTemplate);
+            }
+        }
     }
 
     private static Inventory await(FutureTask<Inventory> loading) throws Exception {

@@ -130,6 +130,29 @@ class DeployManifestsTest {
     }
 
     @Test
+    void the_documented_overlay_points_the_webhook_and_the_agent_at_your_own_image(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        java.nio.file.Path repo = new File(".").getCanonicalFile().toPath();
+        String rel = dir.relativize(repo).toString();
+        // docs/install.md, step 3
+        java.nio.file.Files.writeString(dir.resolve("kustomization.yaml"), """
+                apiVersion: kustomize.config.k8s.io/v1beta1
+                kind: Kustomization
+                resources:
+                - %1$s/deploy
+                - %1$s/deploy/agent
+                images:
+                - name: ghcr.io/ace-dev/ace-binpacker
+                  newName: registry.example.com/ml-platform/ace-binpacker
+                  newTag: 0.1.0
+                """.formatted(rel));
+        List<JsonNode> docs = render(dir.toString());
+        String image = "registry.example.com/ml-platform/ace-binpacker:0.1.0";
+        assertEquals(image, kind(docs, "Deployment").at("/spec/template/spec/containers/0/image").asText());
+        assertEquals(image, kind(docs, "DaemonSet").at("/spec/template/spec/containers/0/image").asText());
+    }
+
+    @Test
     void agent_daemonset_runs_on_gpu_nodes_with_its_node_name_and_may_only_get_and_patch_nodes() throws Exception {
         List<JsonNode> docs = render("deploy/agent");
         JsonNode ds = kind(docs, "DaemonSet");
