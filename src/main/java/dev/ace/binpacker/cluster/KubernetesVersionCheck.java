@@ -2,6 +2,11 @@ package dev.ace.binpacker.cluster;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.VersionInfo;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.jboss.logging.Logger;
@@ -17,6 +22,7 @@ public final class KubernetesVersionCheck {
     public static final int MIN_MINOR = 30;
     private static final Pattern DIGITS = Pattern.compile("^(\\d+)");
     private static final Pattern GIT = Pattern.compile("^v?(\\d+)\\.(\\d+)");
+    private static final Duration ANSWER_WITHIN = Duration.ofSeconds(10);
 
     private KubernetesVersionCheck() {}
 
@@ -58,11 +64,17 @@ public final class KubernetesVersionCheck {
     public static Verdict verify(KubernetesClient client, String onOlder) {
         Verdict v;
         try {
-            VersionInfo info = client.getKubernetesVersion();
+            // Bounded: this runs on the startup thread, and an unreachable API server is retried by the client for minutes.
+            VersionInfo info = CompletableFuture.supplyAsync(client::getKubernetesVersion).get(ANSWER_WITHIN.toSeconds(), TimeUnit.SECONDS);
             v = info == null ? new Verdict.Unknown("the API server sent no version")
                     : judge(info.getMajor(), info.getMinor(), info.getGitVersion());
-        } catch (RuntimeException e) {
-            v = new Verdict.Unknown("could not read the API server version: " + e.getMessage());
+        } catch (TimeoutException e) {
+            v = new Verdict.Unknown("the API server did not answer /version within " + ANSWER_WITHIN.toSeconds() + " s");
+        } catch (ExecutionException e) {
+            v = new Verdict.Unknown("could not read the API server version: " + e.getCause().getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            v = new Verdict.Unknown("interrupted while reading the API server version");
         }
         if (v instanceof Verdict.Supported s) {
             LOG.infof("Kubernetes %s: at least %d.%d, supported", s.version(), MIN_MAJOR, MIN_MINOR);

@@ -43,6 +43,16 @@ class KubernetesVersionCheckTest {
     }
 
     @Test
+    void an_api_server_that_cannot_be_reached_is_not_judged_and_the_start_goes_on() {
+        var config = new io.fabric8.kubernetes.client.ConfigBuilder().withMasterUrl("https://127.0.0.1:9").withRequestRetryBackoffLimit(0).build();
+        try (KubernetesClient unreachable = new io.fabric8.kubernetes.client.KubernetesClientBuilder().withConfig(config).build()) {
+            KubernetesVersionCheck.Verdict v = KubernetesVersionCheck.verify(unreachable, "refuse");
+            assertInstanceOf(KubernetesVersionCheck.Verdict.Unknown.class, v);
+            assertTrue(((KubernetesVersionCheck.Verdict.Unknown) v).why().startsWith("could not read the API server version"), v.toString());
+        }
+    }
+
+    @Test
     void a_supported_server_passes() {
         serverVersion("30+");
         assertEquals(new KubernetesVersionCheck.Verdict.Supported("1.30"), KubernetesVersionCheck.verify(client, "refuse"));
