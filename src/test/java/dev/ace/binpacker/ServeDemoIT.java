@@ -88,13 +88,24 @@ class ServeDemoIT {
     }
 
     @Test
-    void help_and_explain_run_from_the_jar_without_starting_the_server(@TempDir Path home) throws Exception {
+    void help_and_explain_run_from_the_jar_and_from_bin_ace_without_starting_the_server(@TempDir Path home) throws Exception {
+        List<String[]> calls = new ArrayList<>();
         for (String[] args : new String[][] {{"--help"}, {"serve", "--help"}, {"explain", "-f", "k8s/demo/llama-70b-tp4.yaml"}}) {
-            Process p = java(home, args).start();
+            calls.add(args);
+            String[] wrapped = new String[args.length + 1];
+            wrapped[0] = "bin/ace";
+            System.arraycopy(args, 0, wrapped, 1, args.length);
+            calls.add(wrapped);
+        }
+        for (String[] call : calls) {
+            boolean wrapper = call[0].equals("bin/ace");
+            String[] args = wrapper ? java.util.Arrays.copyOfRange(call, 1, call.length) : call;
+            ProcessBuilder pb = wrapper ? new ProcessBuilder(call).redirectErrorStream(true) : java(home, args);
+            Process p = pb.start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertTrue(p.waitFor(120, TimeUnit.SECONDS));
             assertEquals(0, p.exitValue(), out);
-            assertFalse(out.contains("Listening on") || out.contains("Quarkus"), String.join(" ", args) + " started the server:\n" + out);
+            assertFalse(out.contains("Listening on") || out.contains("Quarkus"), String.join(" ", call) + " started the server:\n" + out);
             if (args[0].equals("explain")) assertTrue(out.contains("decision:  reserved GPUs 0,1,2,3 on hgx-h100-0"), out);
             else assertTrue(out.startsWith("usage: serve") || out.contains("\ncommands:\n"), out);
         }

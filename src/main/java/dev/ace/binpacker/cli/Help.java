@@ -6,7 +6,8 @@ import java.util.function.Supplier;
 
 /** Every command's name, one-line summary, usage and help text: what {@code help}, {@code help COMMAND} and {@code COMMAND --help} print. */
 final class Help {
-    static final String RUN = "java -jar target/quarkus-app/quarkus-run.jar";
+    /** The wrapper with JVM flags that suit each command; {@code java -jar target/quarkus-app/quarkus-run.jar} works too. */
+    static final String RUN = "bin/ace";
 
     /** One command. {@code command} is null for {@code serve}, which Main hands to Quarkus. */
     record Entry(String name, String summary, String usage, String details, Supplier<Command> command) {
@@ -124,7 +125,7 @@ final class Help {
     static void overview(PrintStream out) {
         out.println("ACE binpacker: an admission webhook that keeps NVLink domains whole for tensor-parallel inference.");
         out.println();
-        out.println("usage: " + RUN + " [COMMAND] [options]");
+        out.println("usage: " + RUN + " [COMMAND] [options]     (or: java -jar target/quarkus-app/quarkus-run.jar [COMMAND] [options])");
         out.println();
         out.println("commands:");
         for (Entry e : ENTRIES) out.printf("  %-9s %s%n", e.name(), e.summary());
