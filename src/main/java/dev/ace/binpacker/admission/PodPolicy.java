@@ -135,7 +135,7 @@ public final class PodPolicy {
         }
         PlacementResult.Unschedulable u = (PlacementResult.Unschedulable) o.result();
         boolean capacity = u.hasReason(ReasonCode.NO_FREE_CLIQUE) || u.hasReason(ReasonCode.TOO_FEW_FREE_GPUS);
-        // The metric says why it waits (no free clique), not the first filter in the list (often another pool).
+        // The metric says why it waits (no free clique, too few free GPUs), not the first filter listed (often another pool).
         String reason = (u.hasReason(ReasonCode.NO_FREE_CLIQUE) ? ReasonCode.NO_FREE_CLIQUE : ReasonCode.TOO_FEW_FREE_GPUS)
                 .name().toLowerCase(java.util.Locale.ROOT);
         if (!capacity) {

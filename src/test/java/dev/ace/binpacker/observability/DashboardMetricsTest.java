@@ -17,6 +17,7 @@ import jakarta.inject.Inject;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -102,6 +103,9 @@ class DashboardMetricsTest {
         }
         // tp4 took half a board, so the third TP 8 replica found no free 8-clique and waits behind the gate.
         assertTrue(text.contains("ace_pending_tp_demand{tp=\"8\"} 1.0"), "a gated TP 8 pod is counted");
+        List<String> gated = text.lines().filter(l -> l.startsWith("ace_placement_decisions_total") && l.contains("result=\"gated\"")).toList();
+        assertTrue(!gated.isEmpty() && gated.stream().allMatch(l -> l.contains("reason=\"too_few_free_gpus\"") || l.contains("reason=\"no_free_clique\"")),
+                "a gated pod counts what it waits for, not the first node filter (wrong_pool): " + gated);
     }
 
     @Test
