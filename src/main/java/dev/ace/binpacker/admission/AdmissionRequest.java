@@ -10,12 +10,19 @@ import io.fabric8.kubernetes.api.model.Pod;
  * @param subResource  {@code request.subResource}, null for the main resource
  * @param object       {@code request.object} as sent, null for DELETE
  * @param pod          the object as a Pod, null unless kind is Pod and the object decodes
+ * @param oldObject    {@code request.oldObject} as sent (UPDATE, DELETE), null otherwise
  */
 public record AdmissionRequest(String uid, String apiVersion, String kind, String subResource, String operation,
-                               String namespace, String name, boolean dryRun, JsonNode object, Pod pod) {
+                               String namespace, String name, boolean dryRun, JsonNode object, Pod pod, JsonNode oldObject) {
+    /** A request without an old object: CREATE, and handlers that never look at it. */
+    public AdmissionRequest(String uid, String apiVersion, String kind, String subResource, String operation,
+                            String namespace, String name, boolean dryRun, JsonNode object, Pod pod) {
+        this(uid, apiVersion, kind, subResource, operation, namespace, name, dryRun, object, pod, null);
+    }
+
     /** The same request about another version of its pod (ACE's own keys removed, say). */
     public AdmissionRequest withPod(Pod other) {
-        return new AdmissionRequest(uid, apiVersion, kind, subResource, operation, namespace, name, dryRun, object, other);
+        return new AdmissionRequest(uid, apiVersion, kind, subResource, operation, namespace, name, dryRun, object, other, oldObject);
     }
 
     public boolean isPodCreate() {

@@ -49,7 +49,7 @@ final class BackgroundPolicy {
         PodEdits.replaceGpuResource(m, o.resource());
         if (!o.resource().equals(AceKeys.GPU)) PodEdits.annotate(m, AceKeys.REWRITTEN_FROM, AceKeys.GPU + "=1");
         String size = need > 0 ? "needs " + need / 1024 + "Gi" : "needs a whole GPU";
-        String text = "moved to pool slicing as " + o.resource() + " for " + c.workloadClass().label() + " " + c.kind()
+        String text = "moved to pool slicing as " + o.resource() + " for " + c.what()
                 + " (" + size + (c.gpuMemoryMiB() > 0 ? ", from " + AceKeys.GPU_MEMORY : "") + ")";
         PodEdits.annotate(m, AceKeys.DECISION, text);
         return new Decision(Decision.Verdict.MUTATE, c.workloadClass(), m, text, warnings, null, "sliced", "none");
@@ -69,15 +69,23 @@ final class BackgroundPolicy {
             List<NodeInfo> all = FleetView.allowed(al.state(), null, constraints, true);
             if (all.isEmpty() || all.stream().anyMatch(n -> n.pool() != Pool.INFERENCE)) return Optional.empty();
             int domain = FleetView.domainSize(all);
-            return Optional.of(Decision.deny(c.workloadClass(), "1 GPU " + c.workloadClass().label() + " " + c.kind()
+            return Optional.of(Decision.deny(c.workloadClass(), "1 GPU " + c.what()
                     + " selects only inference-pool nodes, whose GPUs form " + domain + "-GPU NVLink domains; drop the node"
                     + " selector so ACE can run it on pool slicing, or label it " + AceKeys.WORKLOAD_CLASS + "=inference",
                     warnings, "fracturing"));
         });
     }
 
-    /** A trial placement that passed every check, or the decision that ends the request. */
-    private record Trial(Decision decision, PlacementRequest request, Allocator.Outcome outcome, int freeAfter, String who) {}
+    /**
+     * A trial placement that passed every check, or the decision that ends the request.
+     *
+     * @param inference  the placement is on pool inference (the reserve of free 8-cliques is checked again at commit)
+     * @param protecting why pool inference was not used, for the decision text of a placement elsewhere
+     */
+    private record Trial(Decision decision, PlacementRequest request, Allocator.Outcome outcome, int freeAfter, String who,
+                         boolean inference, String protecting) {
+        static Trial end(Decision d, String who) { return new Trial(d, null, null, 0, who, true, null); }
+    }
 
     Decision multiGpu(AdmissionRequest req, Classification c, NodeConstraints constraints, List<String> warnings,
                       boolean commit, long now) {
@@ -90,9 +98,9 @@ final class BackgroundPolicy {
             // admission may have raced us, so the reserve is checked again on what was really taken.
             o = a.place(t.request(), false, now);
             int freeNow = a.read(al -> FleetView.free8Cliques(al.state()));
-            if (!o.placed() || freeNow < config.reserveFree8Cliques()) {
+            if (!o.placed() || (t.inference() && freeNow < config.reserveFree8Cliques())) {
                 if (o.placed() && !o.alreadyHeld()) a.release(o.reservation().id());
-                return Decision.deny(c.workloadClass(), t.who() + " lost a race for the last free NVLink capacity; retry later",
+                return Decision.deny(c.workloadClass(), t.who() + " lost a race for the last free GPUs it could use; retry later",
                         warnings, "reserve");
             }
             Optional<Decision> capped = policy.overCap(req, o, c, warnings);
@@ -102,8 +110,12 @@ final class BackgroundPolicy {
         Pod m = policy.copy(req.pod());
         PodEdits.pinToNode(m, placed.node());
         PodEdits.annotate(m, AceKeys.RESERVATION, ReservationJson.write(policy.mapper(), o.reservation()));
-        String text = "reserved aligned GPUs " + PodPolicy.joined(placed.gpus()) + " on " + placed.node() + " for " + t.who()
-                + "; " + t.freeAfter() + " free 8-GPU NVLink domains left";
+        String text = t.inference()
+                ? "reserved aligned GPUs " + PodPolicy.joined(placed.gpus()) + " on " + placed.node() + " for " + t.who()
+                        + "; " + t.freeAfter() + " free 8-GPU NVLink domains left"
+                : "reserved GPUs " + PodPolicy.joined(placed.gpus()) + " on " + placed.node() + " in pool general ("
+                        + (placed.gpus().length > 1 && placed.fullBandwidth() ? "NVLink " + placed.domain() : "no NVLink between them")
+                        + ") for " + t.who() + "; pool inference kept whole: " + t.protecting();
         PodEdits.annotate(m, AceKeys.DECISION, text);
         return new Decision(Decision.Verdict.MUTATE, c.workloadClass(), m, text, warnings,
                 commit ? o.reservation() : null, "placed", "none");
@@ -113,34 +125,45 @@ final class BackgroundPolicy {
     private Trial check(Allocator al, AdmissionRequest req, Classification c, NodeConstraints constraints, List<String> warnings, long now) {
         List<NodeInfo> inference = FleetView.allowed(al.state(), Pool.INFERENCE, constraints, true);
         if (inference.isEmpty()) {
-            return new Trial(Decision.untouched(c.workloadClass(), "not on the inference pool", warnings, "untouched"), null, null, 0, null);
+            return Trial.end(Decision.untouched(c.workloadClass(), "not on the inference pool", warnings, "untouched"), null);
         }
         int domain = FleetView.domainSize(inference);
         int gpus = c.gpus();
-        String who = gpus + " GPUs " + c.workloadClass().label() + " " + c.kind();
+        String who = gpus + " GPUs " + c.what();
         if (Integer.bitCount(gpus) != 1 || gpus > domain) {
-            return new Trial(Decision.deny(c.workloadClass(), who + " would fracture the " + domain
+            return elsewhere(al, req, c, constraints, warnings, now, who, "fracturing", who + " would fracture the " + domain
                     + "-GPU NVLink domains of pool inference; request " + Shapes.aligned(domain) + " GPUs (an aligned block)"
-                    + " or 1 GPU for pool slicing" + Shapes.labelNote(c), warnings, "fracturing"), null, null, 0, who);
+                    + " or 1 GPU for pool slicing" + Shapes.labelNote(c), "it would fracture the " + domain + "-GPU NVLink domains");
         }
         PlacementRequest pr = PlacementRequest.whole(Reservation.newId(), c.workloadClass(), gpus, gpus, List.of(Pool.INFERENCE), constraints)
                 .ownedBy(PodPolicy.owner(req));
         int before = FleetView.free8Cliques(al.state());
         Allocator.Outcome trial = al.place(pr, true, now);
         if (!(trial.result() instanceof PlacementResult.Placed p)) {
-            return new Trial(Decision.deny(c.workloadClass(), who + ": no free aligned block of " + gpus + " GPUs on pool inference ("
-                    + ((PlacementResult.Unschedulable) trial.result()).message() + "); retry later or request fewer GPUs",
-                    warnings, "no_free_clique"), null, null, 0, who);
+            return elsewhere(al, req, c, constraints, warnings, now, who, "no_free_clique", who + ": no free aligned block of " + gpus
+                    + " GPUs on pool inference (" + ((PlacementResult.Unschedulable) trial.result()).message() + "); retry later",
+                    "no free aligned block of " + gpus + " GPUs there");
         }
-        int idx = al.state().indexOf(p.node());
-        NodeInfo n = al.state().node(idx);
-        long free = al.state().freeMask(idx);
-        int after = before - FleetView.free8Cliques(n, free) + FleetView.free8Cliques(n, free & ~p.gpuMask());
+        int after = FleetView.free8CliquesAfter(al.state(), p, before);
         if (after < config.reserveFree8Cliques()) {
-            return new Trial(Decision.deny(c.workloadClass(), who + " would leave " + after + " free 8-GPU NVLink domains on pool"
-                    + " inference, below the reserve of " + config.reserveFree8Cliques() + " kept for TP 8; request at most "
-                    + Math.max(1, gpus / 2) + " GPUs or retry later", warnings, "reserve"), null, null, 0, who);
+            return elsewhere(al, req, c, constraints, warnings, now, who, "reserve", who + " would leave " + after
+                    + " free 8-GPU NVLink domains on pool inference, below the reserve of " + config.reserveFree8Cliques()
+                    + " kept for TP 8; retry later", "its reserve of " + config.reserveFree8Cliques() + " free 8-GPU NVLink domains for TP 8");
         }
-        return new Trial(null, pr, trial, after, who);
+        return new Trial(null, pr, trial, after, who, true, null);
+    }
+
+    /**
+     * Pool inference must be protected: pool general if it has room now, else the refusal, naming what
+     * would be accepted now. A shape that pool general could hold once GPUs free up is refused for
+     * capacity ({@code no_free_gpus}), not as fracturing: waiting would help.
+     */
+    private Trial elsewhere(Allocator al, AdmissionRequest req, Classification c, NodeConstraints constraints, List<String> warnings,
+                            long now, String who, String reason, String refusal, String protecting) {
+        Optional<OtherPools.Trial> t = OtherPools.place(al, Reservation.newId(), c.workloadClass(), c.gpus(), constraints, PodPolicy.owner(req), now);
+        if (t.isPresent()) return new Trial(null, t.get().request(), t.get().outcome(), 0, who, false, protecting);
+        String why = reason.equals("fracturing") && OtherPools.couldHold(al.state(), constraints, c.gpus()) ? "no_free_gpus" : reason;
+        String accepted = OtherPools.acceptedNow(al, req.uid(), c.workloadClass(), constraints, config.reserveFree8Cliques(), now);
+        return Trial.end(Decision.deny(c.workloadClass(), refusal + "; accepted now: " + accepted, warnings, why), who);
     }
 }

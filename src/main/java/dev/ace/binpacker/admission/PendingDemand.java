@@ -50,6 +50,13 @@ public final class PendingDemand {
 
     public synchronized int size() { return byId.size(); }
 
+    /** Seconds the oldest waiting pod of each TP size has waited at {@code nowMillis}; sizes with none waiting are absent. */
+    public synchronized Map<Integer, Double> oldestWaitSeconds(long nowMillis) {
+        Map<Integer, Double> out = new TreeMap<>();
+        for (Waiting w : byId.values()) out.merge(w.request().tp(), Math.max(0, nowMillis - w.sinceMillis()) / 1000.0, Math::max);
+        return out;
+    }
+
     public synchronized void clear() {
         byId.clear();
         publish();

@@ -122,7 +122,9 @@ public final class PodPolicy {
         }
         PlacementResult.Unschedulable u = (PlacementResult.Unschedulable) o.result();
         boolean capacity = u.hasReason(ReasonCode.NO_FREE_CLIQUE) || u.hasReason(ReasonCode.TOO_FEW_FREE_GPUS);
-        String reason = u.reasons().isEmpty() ? "none" : u.reasons().get(0).code().name().toLowerCase(java.util.Locale.ROOT);
+        // The metric says why it waits (no free clique, too few free GPUs), not the first filter listed (often another pool).
+        String reason = (u.hasReason(ReasonCode.NO_FREE_CLIQUE) ? ReasonCode.NO_FREE_CLIQUE : ReasonCode.TOO_FEW_FREE_GPUS)
+                .name().toLowerCase(java.util.Locale.ROOT);
         if (!capacity) {
             warnings.add("ACE found no node that can ever hold this pod; left to kube-scheduler");
             return Decision.untouched(c.workloadClass(), "not placed: " + u.message(), warnings, "unschedulable");
@@ -177,7 +179,7 @@ public final class PodPolicy {
 
     static String describe(Classification c) {
         String tp = c.multiNodeRank() ? "a rank of a TP group over " + c.nnodes() + " nodes" : "TP " + c.tp();
-        return c.workloadClass().label() + " " + c.kind() + " (" + tp + ", " + c.evidence() + ")";
+        return c.what() + " (" + tp + ", " + c.evidence() + ")";
     }
 
     static String joined(int[] gpus) {

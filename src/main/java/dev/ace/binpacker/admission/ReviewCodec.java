@@ -50,7 +50,7 @@ public final class ReviewCodec {
         String ns = r.path("namespace").asText(pod != null && pod.getMetadata() != null ? pod.getMetadata().getNamespace() : "");
         String name = r.path("name").asText("");
         return new AdmissionRequest(uid, apiVersion, kind, sub, r.path("operation").asText(""), ns == null ? "" : ns,
-                name, r.path("dryRun").asBoolean(false), object, pod);
+                name, r.path("dryRun").asBoolean(false), object, pod, r.hasNonNull("oldObject") ? r.get("oldObject") : null);
     }
 
     /** The AdmissionReview response for a request (uid and apiVersion echoed, patch base64-encoded). */

@@ -2,8 +2,6 @@ package dev.ace.binpacker.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.ace.binpacker.admission.AdmissionEngine;
 import dev.ace.binpacker.admission.AdmissionRequest;
 import dev.ace.binpacker.admission.AdmissionResult;
@@ -14,8 +12,6 @@ import dev.ace.binpacker.admission.PendingDemand;
 import dev.ace.binpacker.admission.PodPolicy;
 import dev.ace.binpacker.admission.PolicyConfig;
 import dev.ace.binpacker.admission.ReviewCodec;
-import dev.ace.binpacker.cluster.NodeListLoader;
-import dev.ace.binpacker.cluster.NodeMapper;
 import dev.ace.binpacker.observability.Metrics;
 import dev.ace.binpacker.placement.Allocator;
 import dev.ace.binpacker.placement.ClusterState;
@@ -23,19 +19,31 @@ import dev.ace.binpacker.placement.PackerConfig;
 import dev.ace.binpacker.workload.Classification;
 import dev.ace.binpacker.workload.Classifier;
 import dev.ace.binpacker.workload.InvalidPodException;
-import io.fabric8.kubernetes.api.model.Node;
+import dev.ace.binpacker.workload.WorkloadPods;
 import io.fabric8.kubernetes.api.model.Pod;
+import java.io.InputStream;
 import java.io.PrintStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 
 /**
- * {@code explain -f POD.yaml [--nodes FILE] [--policy MODE]}: what the mutating webhook would do to a
- * manifest on an empty inventory (the demo one by default), without a server or a cluster.
- * Workload manifests (Deployment, StatefulSet, Job, CronJob...) are explained through their pod template.
+ * {@code explain -f FILE [--nodes FILE] [--policy MODE]}: what the mutating webhook would do to each
+ * pod of a manifest, on an empty inventory (the demo one by default), without a server or a cluster.
+ * Documents are decided in file order on one inventory, as {@code kubectl apply -f} would create
+ * them; workloads through the pods their controllers would create ({@link WorkloadPods}).
  */
 final class ExplainCommand implements Command {
+    static final String USAGE = "usage: explain -f FILE [--nodes NODES.yaml] [--policy enforce|warn|audit|exempt]";
+
+    private final InputStream stdin;
+
+    ExplainCommand() { this(System.in); }
+
+    ExplainCommand(InputStream stdin) { this.stdin = stdin; }
+
     @Override
     public int run(String[] args, PrintStream out, PrintStream err) throws Exception {
         String file = null;
@@ -43,33 +51,94 @@ final class ExplainCommand implements Command {
         NamespaceMode mode = NamespaceMode.ENFORCE;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
-                case "-f", "--file" -> file = i + 1 < args.length ? args[++i] : null;
-                case "--nodes" -> nodes = i + 1 < args.length ? args[++i] : null;
-                case "--policy" -> mode = NamespaceMode.fromLabel(i + 1 < args.length ? args[++i] : null);
-                default -> {
-                    err.println("explain: unknown argument '" + args[i] + "'");
-                    return 2;
-                }
+                case "-f", "--file" -> file = Main.value(args, ++i, args[i - 1]);
+                case "--nodes" -> nodes = Main.value(args, ++i, "--nodes");
+                case "--policy" -> mode = mode(Main.value(args, ++i, "--policy"));
+                default -> throw CliException.usage("unknown argument '" + args[i] + "'");
             }
         }
-        if (file == null) {
-            err.println("usage: explain -f POD.yaml [--nodes NODES.yaml] [--policy enforce|warn|audit|exempt]");
-            return 2;
-        }
+        if (file == null) throw CliException.usage("-f FILE is required");
+        if (file.equals("-") && "-".equals(nodes)) throw CliException.usage("-f - and --nodes - cannot both read standard input");
+        // Most of a call is class loading and Jackson introspection of the Kubernetes model: the inventory is
+        // read on a second thread while this one binds the manifest to Pods, so the two halves overlap.
+        String nodeFile = nodes;
+        FutureTask<Inventory> loading = new FutureTask<>(() -> Inventory.load(nodeFile, stdin));
+        Thread loader = new Thread(loading, "explain-inventory");
+        loader.setDaemon(true);
+        loader.start();
+        List<Inputs.Document> docs = Inputs.documents(Inputs.read(file, stdin), file);
+        if (docs.isEmpty()) throw CliException.input(file + ": no Kubernetes objects in it");
         ObjectMapper json = Json.newMapper();
-        Pod pod = PodTemplates.toPod(new ObjectMapper(new YAMLFactory()).readTree(Files.readAllBytes(Path.of(file))), json);
-        List<Node> inventory = nodes == null ? NodeListLoader.demo() : NodeListLoader.load(Path.of(nodes));
-        ClusterState state = new ClusterState();
-        NodeMapper mapper = NodeMapper.standard();
-        inventory.forEach(n -> state.upsert(mapper.map(n)));
+        List<Item> items = new ArrayList<>();
+        for (Inputs.Document d : docs) items.add(Item.of(d, json));
+        Inventory inventory = await(loading);
+        ClusterState state = inventory.state();
         Allocator allocator = new Allocator(state, PackerConfig.defaults());
         PodPolicy policy = new PodPolicy(() -> allocator, PolicyConfig.defaults(), new PendingDemand(Metrics.NOOP), json);
         AdmissionEngine engine = new AdmissionEngine(policy, NamespacePolicies.always(mode), Metrics.NOOP, json, System::currentTimeMillis);
 
+        out.println("inventory: " + state.liveNodes() + " nodes from " + inventory.source());
+        int exit = 0;
+        int seq = 0;
+        for (Item item : items) {
+            if (item.what() == null) {
+                err.println("explain: " + file + ": document " + item.index() + " is not a Kubernetes object (no kind)");
+                exit = CliException.INPUT;
+            } else if (item.problem() != null) {
+                out.println();
+                out.println("--- " + item.what() + ": " + item.problem());
+                if (!item.skipped()) exit = CliException.INPUT;
+            }
+            for (WorkloadPods.TemplatePod t : item.pods()) {
+                out.println();
+                out.println("--- " + item.what() + header(t));
+                AdmissionResult r = explain(t.pod(), "explain-" + (++seq), engine, mode, json, out);
+                if (!r.allowed() && exit == 0) exit = 3;
+            }
+        }
+        return exit;
+    }
+
+    /**
+     * One document: "Kind namespace/name" and the pods its controller would create, or why there are none.
+     *
+     * @param what    null when the document is not a Kubernetes object
+     * @param skipped a kind without pod template (Service, ConfigMap...), not an error
+     */
+    private record Item(int index, String what, List<WorkloadPods.TemplatePod> pods, String problem, boolean skipped) {
+        static Item of(Inputs.Document d, ObjectMapper json) {
+            JsonNode o = d.node();
+            String kind = o.path("kind").asText("");
+            if (!o.isObject() || kind.isEmpty()) return new Item(d.index(), null, List.of(), null, false);
+            String what = kind + " " + namespaceOf(o) + "/" + o.at("/metadata/name").asText(o.at("/metadata/generateName").asText("") + "*");
+            try {
+                return new Item(d.index(), what, WorkloadPods.of(o, json), null, false);
+            } catch (IllegalArgumentException e) {
+                boolean noTemplate = !kind.equals("Pod") && !WorkloadPods.isWorkload(kind);
+                return new Item(d.index(), what, List.of(), noTemplate ? "skipped, no pod template" : "not explained: " + e.getMessage(), noTemplate);
+            }
+        }
+    }
+
+    private static Inventory await(FutureTask<Inventory> loading) throws Exception {
+        try {
+            return loading.get();
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof Exception c ? c : e;
+        }
+    }
+
+    private static String header(WorkloadPods.TemplatePod t) {
+        if (t.role().equals("pod")) return "";
+        String pods = t.replicas() == 1 ? "1 pod" : t.replicas() + " pods, each decided alike; shown: the first";
+        return " (" + (t.role().equals("template") ? "pod template" : t.role() + " template") + ", " + pods + ")";
+    }
+
+    private static AdmissionResult explain(Pod pod, String uid, AdmissionEngine engine, NamespaceMode mode, ObjectMapper json,
+                                           PrintStream out) throws Exception {
         String ns = pod.getMetadata().getNamespace() == null ? "default" : pod.getMetadata().getNamespace();
         String name = pod.getMetadata().getName() != null ? pod.getMetadata().getName() : pod.getMetadata().getGenerateName() + "*";
         out.println("pod:       " + ns + "/" + name);
-        out.println("inventory: " + state.liveNodes() + " nodes from " + (nodes == null ? "the embedded demo inventory" : nodes));
         try {
             Classification c = Classifier.classify(pod);
             out.println("class:     " + c.workloadClass().label() + " (" + c.kind() + "; " + c.evidence() + ")");
@@ -77,18 +146,31 @@ final class ExplainCommand implements Command {
         } catch (InvalidPodException e) {
             out.println("class:     invalid (" + e.getMessage() + ")");
         }
-        AdmissionRequest req = new AdmissionRequest("explain", ReviewCodec.API_VERSION, "Pod", null, "CREATE", ns,
+        AdmissionRequest req = new AdmissionRequest(uid, ReviewCodec.API_VERSION, "Pod", null, "CREATE", ns,
                 pod.getMetadata().getName() == null ? "" : pod.getMetadata().getName(), false, json.valueToTree(pod), pod);
         AdmissionResult r = engine.mutate(req);
         String decision = r.patch() == null ? null : decisionFrom(r.patch());
-        out.println("decision:  " + (decision != null ? decision : r.message() != null ? r.message() : "left untouched"));
+        String text = decision != null ? decision : r.message() != null ? r.message() : "left untouched";
+        out.println("decision:  " + text);
         out.println("verdict:   " + (r.allowed() ? (r.patch() == null ? "allowed" : "allowed, patched") : "denied (" + mode.label() + ")"));
-        for (String w : r.warnings()) out.println("warning:   " + w);
+        // A denial under warn is also sent as warnings: print only what the decision line does not already say.
+        for (String w : r.warnings()) if (!text.contains(w)) out.println("warning:   " + w);
         if (r.patch() != null) {
             out.println("patch:");
             out.println(json.writerWithDefaultPrettyPrinter().writeValueAsString(r.patch()));
         }
-        return r.allowed() ? 0 : 3;
+        return r;
+    }
+
+    private static String namespaceOf(JsonNode o) {
+        String ns = o.at("/metadata/namespace").asText("");
+        return ns.isEmpty() ? "default" : ns;
+    }
+
+    private static NamespaceMode mode(String value) throws CliException {
+        String v = value.trim().toLowerCase(Locale.ROOT);
+        for (NamespaceMode m : NamespaceMode.values()) if (m.label().equals(v)) return m;
+        throw CliException.usage("--policy must be enforce, warn, audit or exempt, got '" + value + "'");
     }
 
     private static String decisionFrom(JsonNode patch) {
@@ -100,33 +182,5 @@ final class ExplainCommand implements Command {
             }
         }
         return null;
-    }
-
-    /** Pods, and the pod templates of workload controllers. */
-    static final class PodTemplates {
-        private PodTemplates() {}
-
-        static Pod toPod(JsonNode doc, ObjectMapper json) throws Exception {
-            String kind = doc.path("kind").asText("Pod");
-            JsonNode template = switch (kind) {
-                case "Pod" -> doc;
-                case "CronJob" -> doc.at("/spec/jobTemplate/spec/template");
-                default -> doc.at("/spec/template");
-            };
-            if (template.isMissingNode()) throw new IllegalArgumentException("a " + kind + " has no pod template");
-            ObjectNode p = template.deepCopy();
-            p.put("apiVersion", "v1");
-            p.put("kind", "Pod");
-            ObjectNode meta = p.has("metadata") ? (ObjectNode) p.get("metadata") : p.putObject("metadata");
-            if (!kind.equals("Pod")) {
-                if (!meta.has("namespace") && doc.at("/metadata/namespace").isTextual()) meta.put("namespace", doc.at("/metadata/namespace").asText());
-                if (!meta.has("name") && !meta.has("generateName")) meta.put("generateName", doc.at("/metadata/name").asText("pod") + "-");
-                if (kind.equals("Job") || kind.equals("CronJob")) {
-                    meta.putArray("ownerReferences").addObject().put("apiVersion", "batch/v1").put("kind", kind)
-                            .put("name", doc.at("/metadata/name").asText("job")).put("uid", "explain");
-                }
-            }
-            return json.treeToValue(p, Pod.class);
-        }
     }
 }

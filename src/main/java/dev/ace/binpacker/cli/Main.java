@@ -2,60 +2,83 @@ package dev.ace.binpacker.cli;
 
 import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.annotations.QuarkusMain;
+import java.io.PrintStream;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
-import java.util.Map;
-import java.util.function.Supplier;
+import java.util.List;
 
 /**
- * Entry point: {@code serve} (default) starts the webhook; every other command is plain code that
- * runs and exits without starting the HTTP server.
+ * Entry point: {@code serve} (default) starts the webhook; every other command, and every help
+ * request, is plain code that runs and exits without starting the HTTP server.
  */
 @QuarkusMain
 public final class Main {
-    private static final Map<String, Supplier<Command>> COMMANDS = new LinkedHashMap<>();
-
-    static {
-        COMMANDS.put("topology", TopologyCommand::new);
-        COMMANDS.put("agent", AgentCommand::new);
-        COMMANDS.put("explain", ExplainCommand::new);
-        COMMANDS.put("simulate", SimulateCommand::new);
-    }
-
     private Main() {}
 
     public static void main(String... args) {
-        String name = args.length == 0 ? "serve" : args[0];
-        if (name.startsWith("-") || name.equals("serve")) {
-            String[] rest = name.equals("serve") && args.length > 0 ? Arrays.copyOfRange(args, 1, args.length) : args;
-            ServeOptions.apply(rest);
-            Quarkus.run(rest);
+        if (isServe(args) && !Help.asked(args)) {
+            String[] rest = args.length > 0 && args[0].equals("serve") ? Arrays.copyOfRange(args, 1, args.length) : args;
+            try {
+                ServeOptions.apply(rest);
+            } catch (CliException e) {
+                System.err.println("serve: " + e.getMessage());
+                System.err.println(Help.SERVE.usage());
+                System.exit(e.exitCode());
+                return;
+            }
+            Quarkus.run();
             return;
         }
-        if (name.equals("help") || name.equals("--help")) {
-            usage();
-            return;
-        }
-        Supplier<Command> c = COMMANDS.get(name);
-        if (c == null) {
-            System.err.println("unknown command '" + name + "'");
-            usage();
-            System.exit(2);
-            return;
-        }
-        int code;
-        try {
-            code = c.get().run(Arrays.copyOfRange(args, 1, args.length), System.out, System.err);
-        } catch (Exception e) {
-            System.err.println("error: " + e.getMessage());
-            code = 1;
-        }
+        int code = run(args, System.out, System.err);
         System.out.flush();
         System.exit(code);
     }
 
-    private static void usage() {
-        System.err.println("usage: java -jar target/quarkus-app/quarkus-run.jar <command> [options]");
-        System.err.println("commands: serve (default), " + String.join(", ", COMMANDS.keySet()));
+    /** Everything but starting the server: help, usage errors, and the plain commands. Returns the exit code. */
+    static int run(String[] args, PrintStream out, PrintStream err) {
+        if (args.length == 0 || Help.isHelpWord(args[0])) {
+            if (args.length > 1 && !Help.isHelpWord(args[1])) return Help.command(args[1], out, err);
+            Help.overview(out);
+            return 0;
+        }
+        String name = isServe(args) ? "serve" : args[0];
+        Help.Entry entry = Help.find(name);
+        if (entry == null) {
+            err.println("unknown command '" + name + "'");
+            err.println("commands: " + String.join(", ", Help.names()) + "   (help COMMAND for its options)");
+            return CliException.USAGE;
+        }
+        if (Help.asked(args)) {
+            out.println(entry.help());
+            return 0;
+        }
+        if (entry.command() == null) {
+            // serve is started by main() through Quarkus, never from here.
+            err.println(name + ": starts the webhook; run it as a command, not from code");
+            return CliException.USAGE;
+        }
+        String[] rest = Arrays.copyOfRange(args, 1, args.length);
+        try {
+            return entry.command().get().run(rest, out, err);
+        } catch (CliException e) {
+            err.println(name + ": " + e.getMessage());
+            if (e.exitCode() == CliException.USAGE) err.println(entry.usage());
+            return e.exitCode();
+        } catch (Exception e) {
+            err.println(name + ": " + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
+            return CliException.INPUT;
+        }
+    }
+
+    /** The value after a flag, or a usage error naming the flag. */
+    static String value(String[] args, int i, String flag) throws CliException {
+        if (i >= args.length || (args[i].startsWith("-") && !args[i].equals("-"))) throw CliException.usage(flag + " needs a value");
+        return args[i];
+    }
+
+    /** No command, {@code serve}, or options straight away ({@code --nodes x}) start the server. */
+    private static boolean isServe(String[] args) {
+        if (args.length == 0) return true;
+        List<String> help = List.of("-h", "--help", "help");
+        return args[0].equals("serve") || (args[0].startsWith("-") && !help.contains(args[0]));
     }
 }

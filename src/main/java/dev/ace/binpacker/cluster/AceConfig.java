@@ -10,11 +10,20 @@ import java.util.Optional;
 @ConfigMapping(prefix = "ace")
 public interface AceConfig {
     /**
-     * {@code auto} (default): in-cluster when {@code KUBERNETES_SERVICE_HOST} is set or a kubeconfig
-     * exists, else standalone. {@code standalone}: never talk to an API server. {@code cluster}: always.
+     * {@code auto} (default): cluster mode inside a pod (service account token and
+     * {@code KUBERNETES_SERVICE_HOST}), else standalone; a kubeconfig on a workstation is not enough.
+     * {@code standalone}: never talk to an API server. {@code cluster}: always ({@code serve --cluster}).
      */
     @WithDefault("auto")
     String mode();
+
+    /**
+     * What cluster mode does on an API server older than Kubernetes 1.30 (scheduling gates,
+     * ValidatingAdmissionPolicy and webhook matchConditions are GA from 1.30): {@code refuse} to
+     * start (default) or {@code warn} and run.
+     */
+    @WithDefault("refuse")
+    String olderKubernetes();
 
     Standalone standalone();
 

@@ -7,6 +7,7 @@ import dev.ace.binpacker.admission.PendingDemand;
 import dev.ace.binpacker.admission.PodPolicy;
 import dev.ace.binpacker.admission.PolicyConfig;
 import dev.ace.binpacker.admission.ReviewCodec;
+import dev.ace.binpacker.admission.WorkloadAdmission;
 import dev.ace.binpacker.placement.Pool;
 import dev.ace.binpacker.placement.PoolStats;
 import java.util.Map;
@@ -38,13 +39,22 @@ public class ClusterBeans {
 
     @Produces
     @Singleton
-    PendingDemand pending(Metrics metrics) { return new PendingDemand(metrics); }
+    PendingDemand pending(MicrometerMetrics metrics) {
+        PendingDemand p = new PendingDemand(metrics);
+        metrics.bindWaiting(() -> p.oldestWaitSeconds(System.currentTimeMillis()));
+        return p;
+    }
 
     @Produces
     @Singleton
-    ClusterMode mode(AceConfig config) {
-        return ClusterMode.detect(config.mode(), System.getenv(), Path.of(System.getProperty("user.home", ".")));
+    ClusterMode.Choice modeChoice(AceConfig config) {
+        return ClusterMode.choose(config.mode(), System.getProperty(ClusterMode.KUBECONFIG_PROPERTY), System.getenv(),
+                ClusterMode.SERVICE_ACCOUNT_TOKEN, Path.of(System.getProperty("user.home", ".")));
     }
+
+    @Produces
+    @Singleton
+    ClusterMode mode(ClusterMode.Choice choice) { return choice.mode(); }
 
     @Produces
     @Singleton
@@ -66,6 +76,12 @@ public class ClusterBeans {
     @Singleton
     AdmissionEngine engine(PodPolicy policy, NamespacePolicies namespaces, Metrics metrics, ReviewCodec codec) {
         return new AdmissionEngine(policy, namespaces, metrics, codec.mapper(), System::currentTimeMillis);
+    }
+
+    @Produces
+    @Singleton
+    WorkloadAdmission workloads(PodPolicy policy, NamespacePolicies namespaces, Metrics metrics, ReviewCodec codec) {
+        return new WorkloadAdmission(policy, namespaces, metrics, codec.mapper(), System::currentTimeMillis);
     }
 
     static long mebibytes(String quantity) {

@@ -33,6 +33,8 @@ public class ClusterBootstrap {
     @Inject
     ClusterMode mode;
     @Inject
+    ClusterMode.Choice modeChoice;
+    @Inject
     Fleet fleet;
     @Inject
     Instance<KubernetesClient> clients;
@@ -50,12 +52,15 @@ public class ClusterBootstrap {
     private InCluster cluster;
 
     void onStart(@Observes StartupEvent e) {
+        LOG.info(modeChoice.logLine());
         if (mode == ClusterMode.STANDALONE) {
             List<NodeInfo> nodes = loadStandalone();
-            LOG.infof("standalone mode: %d nodes from %s", nodes.size(), config.standalone().nodes().orElse("the embedded demo inventory"));
+            LOG.infof("inventory: %d nodes from %s", nodes.size(), config.standalone().nodes().orElse("the embedded demo inventory"));
             return;
         }
-        cluster = new InCluster(clients.get(), fleet, namespaces, pending, metrics, readiness, codec.mapper(),
+        KubernetesClient client = clients.get();
+        KubernetesVersionCheck.verify(client, config.olderKubernetes());
+        cluster = new InCluster(client, fleet, namespaces, pending, metrics, readiness, codec.mapper(),
                 InCluster.Settings.of(config), InCluster.identity());
         cluster.start();
     }

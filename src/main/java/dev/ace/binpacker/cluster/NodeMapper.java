@@ -23,6 +23,13 @@ public final class NodeMapper {
     /** Topology annotation, else board catalog, else a PCIe-only board of the labelled GPU count. */
     public static NodeMapper standard() { return new NodeMapper(new Boards()); }
 
+    /** The node's board and where it came from, with the reason a better source was not used (the {@code nodes} report). */
+    public BoardResolver.Resolved resolve(Node node) {
+        Map<String, String> labels = node.getMetadata().getLabels() == null ? Map.of() : node.getMetadata().getLabels();
+        Map<String, String> annotations = node.getMetadata().getAnnotations() == null ? Map.of() : node.getMetadata().getAnnotations();
+        return boards.resolve(node.getMetadata().getName(), labels, annotations);
+    }
+
     public NodeInfo map(Node node) {
         String name = node.getMetadata().getName();
         Map<String, String> labels = new HashMap<>(node.getMetadata().getLabels() == null ? Map.of() : node.getMetadata().getLabels());

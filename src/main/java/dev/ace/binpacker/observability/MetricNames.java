@@ -16,4 +16,6 @@ public final class MetricNames {
     public static final String RESERVATIONS_EXPIRED = "ace_reservations_expired";
     public static final String BINDING_DRIFT = "ace_binding_drift";
     public static final String PINS_REPAIRED = "ace_pins_repaired";
+    public static final String PENDING_TP_OLDEST_WAIT = "ace_pending_tp_oldest_wait";
+    public static final String READY = "ace_ready";
 }

@@ -18,5 +18,9 @@ public class ObservabilityBeans {
 
     @Produces
     @Singleton
-    MicrometerMetrics metrics(MeterRegistry registry) { return new MicrometerMetrics(registry); }
+    MicrometerMetrics metrics(MeterRegistry registry, Readiness readiness) {
+        MicrometerMetrics m = new MicrometerMetrics(registry);
+        m.bindReadiness(readiness::allReady);
+        return m;
+    }
 }

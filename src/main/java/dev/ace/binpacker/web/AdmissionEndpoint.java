@@ -7,6 +7,7 @@ import dev.ace.binpacker.admission.AdmissionRequest;
 import dev.ace.binpacker.admission.AdmissionResult;
 import dev.ace.binpacker.admission.BadReviewException;
 import dev.ace.binpacker.admission.ReviewCodec;
+import dev.ace.binpacker.admission.WorkloadAdmission;
 import dev.ace.binpacker.observability.Metrics;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -33,10 +34,16 @@ public class AdmissionEndpoint {
     ReviewCodec codec;
     @Inject
     Metrics metrics;
+    @Inject
+    WorkloadAdmission workloads;
 
-    /** @param webhook {@code mutate} or {@code validate} */
+    /** @param webhook {@code mutate}, {@code validate} or {@code validate-workloads} */
     public Reply answer(String webhook, String contentType, byte[] body) {
-        Function<AdmissionRequest, AdmissionResult> handler = "mutate".equals(webhook) ? engine::mutate : engine::validate;
+        Function<AdmissionRequest, AdmissionResult> handler = switch (webhook) {
+            case "mutate" -> engine::mutate;
+            case WorkloadAdmission.WEBHOOK -> workloads::validate;
+            default -> engine::validate;
+        };
         long t0 = System.nanoTime();
         if (contentType == null || !contentType.toLowerCase(Locale.ROOT).startsWith("application/json")) {
             return reject(webhook, t0, 415, "content type must be application/json, got '" + contentType + "'");

@@ -1,5 +1,6 @@
 package dev.ace.binpacker.web;
 
+import dev.ace.binpacker.admission.WorkloadAdmission;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.HeaderParam;
@@ -9,7 +10,7 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 
-/** The HTTPS edge: {@code POST /mutate} and {@code POST /validate}, answered by {@link AdmissionEndpoint}. */
+/** The HTTPS edge: {@code POST /mutate}, {@code POST /validate} and {@code POST /validate-workloads}, answered by {@link AdmissionEndpoint}. */
 @Path("/")
 public class AdmissionResource {
     /** controller-runtime's limit: an AdmissionReview of a Pod is far smaller. */
@@ -32,6 +33,15 @@ public class AdmissionResource {
     @Produces(MediaType.APPLICATION_JSON)
     public Response validate(@HeaderParam("Content-Type") String contentType, byte[] body) {
         return respond(endpoint.answer("validate", contentType, body));
+    }
+
+    /** Workload objects (Deployment, Job, LeaderWorkerSet...): their pod templates judged at apply time. */
+    @POST
+    @Path("validate-workloads")
+    @Consumes(MediaType.WILDCARD)
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response validateWorkloads(@HeaderParam("Content-Type") String contentType, byte[] body) {
+        return respond(endpoint.answer(WorkloadAdmission.WEBHOOK, contentType, body));
     }
 
     private static Response respond(AdmissionEndpoint.Reply r) {

@@ -79,7 +79,12 @@ public class TransportLimits {
             return;
         }
         String path = ctx.normalizedPath();
-        String webhook = "/mutate".equals(path) ? "mutate" : "/validate".equals(path) ? "validate" : null;
+        String webhook = switch (path) {
+            case "/mutate" -> "mutate";
+            case "/validate" -> "validate";
+            case "/" + dev.ace.binpacker.admission.WorkloadAdmission.WEBHOOK -> dev.ace.binpacker.admission.WorkloadAdmission.WEBHOOK;
+            default -> null;
+        };
         if (webhook == null) {
             reply(ctx, endpoint.error(404, "no such endpoint: POST " + path));
             return;

@@ -24,6 +24,11 @@ public record Classification(WorkloadClass workloadClass, String kind, String ev
         notes = List.copyOf(notes);
     }
 
+    /** Class and kind in words, "batch job" or "evaluation"; once when the kind only repeats the class ("batch", not "batch batch"). */
+    public String what() {
+        return kind.equals(workloadClass.label()) ? kind : workloadClass.label() + " " + kind;
+    }
+
     /** A rank of a TP group that spans several nodes (one or a few GPUs per pod). */
     public boolean multiNodeRank() { return nnodes > 1; }
 }

@@ -18,22 +18,38 @@ class BackgroundAndModesTest {
         return p;
     }
 
+    /** A job that wants H100s: only the flagship boards of pool inference (and the tainted MIG node) match. */
+    static final String H100 = "nodeSelector: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}";
+
     @Test
     void three_gpus_of_batch_on_an_8_gpu_board_are_denied_naming_gpus_domain_and_the_fix() {
         EngineFixture f = EngineFixture.small();
-        AdmissionResult r = f.mutate(job(3, null));
+        AdmissionResult r = f.mutate(job(3, H100));
         assertFalse(r.allowed());
         assertTrue(r.message().contains("3 GPUs"), r.message());
         assertTrue(r.message().contains("8-GPU NVLink domains"), r.message());
         assertTrue(r.message().contains("request 2, 4 or 8 GPUs"), r.message());
+        assertTrue(r.message().endsWith("accepted now: 2, 4 or 8 GPUs on pool inference (an aligned block)"), r.message());
         assertEquals(0, f.allocator.ledger().size());
+    }
+
+    @Test
+    void three_gpus_of_batch_that_may_run_anywhere_go_to_the_free_pcie_only_node() {
+        EngineFixture f = EngineFixture.small();
+        Pod pod = job(3, null);
+        AdmissionResult r = f.mutate(pod);
+        assertTrue(r.allowed(), r.message());
+        var annotations = f.patched(pod, r).getMetadata().getAnnotations();
+        assertTrue(annotations.get(AceKeys.RESERVATION).contains("\"node\":\"l40s-0\""), annotations.toString());
+        assertTrue(annotations.get(AceKeys.DECISION).contains("pool inference kept whole: it would fracture the 8-GPU NVLink domains"),
+                annotations.toString());
     }
 
     @Test
     void warn_mode_admits_with_the_denial_as_short_warnings_and_a_decision_annotation() {
         EngineFixture f = EngineFixture.small();
         f.modes.put("ml", NamespaceMode.WARN);
-        Pod pod = job(3, null);
+        Pod pod = job(3, H100);
         AdmissionResult r = f.mutate(pod);
         assertTrue(r.allowed());
         assertFalse(r.warnings().isEmpty());
@@ -45,7 +61,7 @@ class BackgroundAndModesTest {
     void audit_mode_admits_silently_and_records_the_would_be_denial() {
         EngineFixture f = EngineFixture.small();
         f.modes.put("ml", NamespaceMode.AUDIT);
-        AdmissionResult r = f.mutate(job(3, null));
+        AdmissionResult r = f.mutate(job(3, H100));
         assertTrue(r.allowed());
         assertTrue(r.warnings().isEmpty());
         assertTrue(r.auditAnnotations().get("would-deny").contains("3 GPUs"));
@@ -74,9 +90,10 @@ class BackgroundAndModesTest {
     void a_batch_job_that_would_eat_the_last_free_8_clique_is_denied() {
         EngineFixture f = EngineFixture.small();
         assertTrue(f.mutate(PodPolicyTest.tp(8)).allowed()); // hgx-0 taken by TP 8 inference
-        AdmissionResult r = f.mutate(job(2, null));
+        AdmissionResult r = f.mutate(job(2, H100));
         assertFalse(r.allowed());
         assertTrue(r.message().contains("below the reserve of 1"), r.message());
+        assertTrue(r.message().endsWith("accepted now: no multi-GPU request fits the nodes this pod allows now"), r.message());
     }
 
     @Test

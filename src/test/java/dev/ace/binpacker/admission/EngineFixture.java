@@ -41,7 +41,6 @@ final class EngineFixture {
         engine = new AdmissionEngine(policy, ns -> modes.getOrDefault(ns, NamespaceMode.ENFORCE), Metrics.NOOP, mapper, clock::get);
     }
 
-    /** hgx-0, hgx-1 (inference), l40s-0 (general, PCIe only), mig-0 (slicing, MIG mixed). */
     /**
      * What the leader does when the pod of a pending reservation shows up: ties the entry to the pod's
      * UID (in a cluster through the GpuLedger object, mirrored back into every replica's ledger).
@@ -52,6 +51,7 @@ final class EngineFixture {
                 .orElse(false));
     }
 
+    /** hgx-0, hgx-1 (inference), l40s-0 (general, PCIe only), mig-0 (slicing, MIG mixed). */
     static EngineFixture small() {
         return new EngineFixture(hgx("hgx-0"), hgx("hgx-1"), pcieNode("l40s-0", 4), migNode("mig-0"));
     }

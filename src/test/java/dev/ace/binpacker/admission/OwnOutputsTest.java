@@ -160,7 +160,7 @@ class OwnOutputsTest {
     void a_reinvoked_warn_record_stays_and_validate_accepts_it() {
         EngineFixture f = EngineFixture.small();
         f.modes.put("ml", NamespaceMode.WARN);
-        Pod pod = BackgroundAndModesTest.job(3, null);
+        Pod pod = BackgroundAndModesTest.job(3, BackgroundAndModesTest.H100);
         Pod once = f.patched(pod, f.mutate(pod));
         assertTrue(once.getMetadata().getAnnotations().get(AceKeys.DECISION).startsWith("warn: would deny"));
         assertNull(f.mutate(once).patch());

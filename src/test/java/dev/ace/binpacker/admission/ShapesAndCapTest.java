@@ -81,7 +81,8 @@ class ShapesAndCapTest {
     @Test
     void whole_gpus_are_policed_whatever_slices_the_pod_also_asks_for() {
         EngineFixture f = EngineFixture.small();
-        Pod pod = BackgroundAndModesTest.job(3, """
+        Pod pod = BackgroundAndModesTest.job(3, BackgroundAndModesTest.H100 + """
+
                 initContainers:
                 - name: prep
                   image: busybox

@@ -1,29 +1,71 @@
 package dev.ace.binpacker.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class ExplainCommandTest {
+    /** A fine-tuning Job that wants H100s: only the 8-GPU NVSwitch boards of pool inference can run it. */
+    static final String FRACTURING_JOB = """
+            apiVersion: batch/v1
+            kind: Job
+            metadata: {name: ft, namespace: research}
+            spec:
+              template:
+                spec:
+                  restartPolicy: Never
+                  nodeSelector: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}
+                  containers:
+                  - name: t
+                    image: nvcr.io/nvidia/pytorch:24.05-py3
+                    command: [torchrun, --nproc-per-node, "3", train.py]
+                    resources: {limits: {nvidia.com/gpu: 3}}
+            """;
 
-    private static String run(int expectedExit, String... args) throws Exception {
+    record Run(int code, String out, String err) {}
+
+    static Run main(String stdin, String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = new ExplainCommand().run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
-        assertEquals(expectedExit, code, err.toString(StandardCharsets.UTF_8));
-        return out.toString(StandardCharsets.UTF_8);
+        PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
+        PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8);
+        int code;
+        if (args.length > 0 && args[0].equals("explain") && stdin != null) {
+            try {
+                code = new ExplainCommand(new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)))
+                        .run(java.util.Arrays.copyOfRange(args, 1, args.length), o, e);
+            } catch (Exception ex) {
+                throw new AssertionError(ex);
+            }
+        } else {
+            code = Main.run(args, o, e);
+        }
+        return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    private static String run(int expectedExit, String... args) {
+        String[] all = new String[args.length + 1];
+        all[0] = "explain";
+        System.arraycopy(args, 0, all, 1, args.length);
+        Run r = main(null, all);
+        assertEquals(expectedExit, r.code(), r.out() + r.err());
+        return r.out();
     }
 
     @Test
-    void a_tp4_deployment_is_explained_as_a_clique_on_the_demo_inventory() throws Exception {
+    void a_tp4_deployment_is_explained_as_a_clique_on_the_demo_inventory() {
         String out = run(0, "-f", "k8s/demo/llama-70b-tp4.yaml");
+        assertTrue(out.contains("--- Deployment ml/llama-70b (pod template, 1 pod)"), out);
         assertTrue(out.contains("class:     inference (server; LLM server vllm)"), out);
         assertTrue(out.contains("gpus:      4    tp: 4"), out);
         assertTrue(out.contains("decision:  reserved 4 GPUs of one NUMA node on hgx-h100-0 (expected 0,1,2,3) (NVLink clique nvl0)"), out);
@@ -31,27 +73,33 @@ class ExplainCommandTest {
     }
 
     @Test
-    void a_fracturing_job_is_denied_with_exit_code_3_and_warned_under_warn(@TempDir Path dir) throws Exception {
+    void a_fracturing_job_is_denied_with_exit_code_3_and_warned_once_under_warn(@TempDir Path dir) throws Exception {
         Path job = dir.resolve("job.yaml");
-        Files.writeString(job, """
-                apiVersion: batch/v1
-                kind: Job
-                metadata: {name: ft, namespace: research}
-                spec:
-                  template:
-                    spec:
-                      restartPolicy: Never
-                      containers:
-                      - name: t
-                        image: nvcr.io/nvidia/pytorch:24.05-py3
-                        command: [torchrun, --nproc-per-node, "3", train.py]
-                        resources: {limits: {nvidia.com/gpu: 3}}
-                """);
+        Files.writeString(job, FRACTURING_JOB);
         String denied = run(3, "-f", job.toString());
         assertTrue(denied.contains("verdict:   denied (enforce)"), denied);
+        assertTrue(denied.contains("class:     batch (job; owner Job)"), denied);
         assertTrue(denied.contains("3 GPUs batch job would fracture the 8-GPU NVLink domains"), denied);
         String warned = run(0, "-f", job.toString(), "--policy", "warn");
-        assertTrue(warned.contains("warning:   request 2, 4 or 8 GPUs"), warned);
+        assertTrue(warned.contains("decision:  warn: would deny: 3 GPUs batch job would fracture"), warned);
+        assertFalse(warned.contains("warning:   request 2, 4 or 8 GPUs"), "the decision line already says it:\n" + warned);
+    }
+
+    @Test
+    void batch_labelled_pods_are_not_called_batch_batch(@TempDir Path dir) throws Exception {
+        Path job = dir.resolve("job.yaml");
+        Files.writeString(job, """
+                apiVersion: v1
+                kind: Pod
+                metadata: {name: ft, namespace: research, labels: {ace.dev/workload-class: batch}}
+                spec:
+                  nodeSelector: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}
+                  containers:
+                  - {name: t, image: nvcr.io/nvidia/pytorch:24.05-py3, command: [python, train.py], resources: {limits: {nvidia.com/gpu: 3}}}
+                """);
+        String out = run(3, "-f", job.toString());
+        assertTrue(out.contains("decision:  3 GPUs batch would fracture"), out);
+        assertFalse(out.contains("batch batch"), out);
     }
 
     @Test
@@ -70,5 +118,105 @@ class ExplainCommandTest {
         String out = run(0, "-f", "k8s/demo/llama-70b-tp4.yaml", "--nodes", nodes.toString());
         assertTrue(out.contains("inventory: 1 nodes"), out);
         assertTrue(out.contains("left untouched") || out.contains("not placed"), out);
+    }
+
+    @Test
+    void every_document_of_a_file_is_decided_in_order_on_one_inventory_and_other_kinds_are_skipped(@TempDir Path dir) throws Exception {
+        Path f = dir.resolve("app.yaml");
+        Files.writeString(f, """
+                apiVersion: v1
+                kind: Service
+                metadata: {name: llama, namespace: ml}
+                spec: {ports: [{port: 80}]}
+                ---
+                """ + Files.readString(Path.of("k8s/demo/llama-70b-tp4.yaml")) + "---\n"
+                + Files.readString(Path.of("k8s/demo/llama-70b-tp4.yaml")).replace("name: llama-70b,", "name: llama-70b-b,"));
+        String out = run(0, "-f", f.toString());
+        assertTrue(out.contains("--- Service ml/llama: skipped, no pod template"), out);
+        assertTrue(out.contains("on hgx-h100-0 (expected 0,1,2,3)"), out);
+        assertTrue(out.contains("on hgx-h100-0 (expected 4,5,6,7)"), "the second replica sees the first one's GPUs taken:\n" + out);
+    }
+
+    @Test
+    void workloads_are_explained_through_the_pod_their_controller_creates() {
+        Run r = main("""
+                apiVersion: batch/v1
+                kind: CronJob
+                metadata: {name: nightly-eval, namespace: ml}
+                spec:
+                  schedule: "0 2 * * *"
+                  jobTemplate:
+                    spec:
+                      template:
+                        spec:
+                          restartPolicy: Never
+                          containers:
+                          - {name: e, image: ghcr.io/eval/lm-eval:0.4, command: [lm_eval, --model, vllm], resources: {limits: {nvidia.com/gpu: 1}}}
+                ---
+                apiVersion: apps/v1
+                kind: StatefulSet
+                metadata: {name: qwen, namespace: ml}
+                spec:
+                  replicas: 2
+                  template:
+                    spec:
+                      containers:
+                      - {name: s, image: lmsysorg/sglang:v0.4.6, args: [python3, -m, sglang.launch_server, --tp, "2"], resources: {limits: {nvidia.com/gpu: 2}}}
+                ---
+                apiVersion: leaderworkerset.x-k8s.io/v1
+                kind: LeaderWorkerSet
+                metadata: {name: ds, namespace: ml}
+                spec:
+                  replicas: 1
+                  leaderWorkerTemplate:
+                    size: 3
+                    leaderTemplate:
+                      spec:
+                        containers:
+                        - {name: l, image: vllm/vllm-openai:v0.8.5, args: [--tensor-parallel-size, "8"], resources: {limits: {nvidia.com/gpu: 8}}}
+                    workerTemplate:
+                      spec:
+                        containers:
+                        - {name: w, image: vllm/vllm-openai:v0.8.5, args: [--tensor-parallel-size, "8"], resources: {limits: {nvidia.com/gpu: 8}}}
+                """, "explain", "-f", "-");
+        assertEquals(0, r.code(), r.err());
+        String out = r.out();
+        assertTrue(out.contains("--- CronJob ml/nightly-eval (pod template, 1 pod)\npod:       ml/nightly-eval-scheduled-*\n"
+                + "class:     batch (evaluation; owner Job)"), out);
+        assertTrue(out.contains("moved to pool slicing as nvidia.com/mig-7g.80gb"), out);
+        assertTrue(out.contains("--- StatefulSet ml/qwen (pod template, 2 pods, each decided alike; shown: the first)\npod:       ml/qwen-0"), out);
+        assertTrue(out.contains("--- LeaderWorkerSet ml/ds (leader template, 1 pod)\npod:       ml/ds-0\n"), out);
+        assertTrue(out.contains("--- LeaderWorkerSet ml/ds (worker template, 2 pods, each decided alike; shown: the first)\npod:       ml/ds-0-1\n"), out);
+    }
+
+    @Test
+    void a_missing_file_an_unparsable_file_and_a_document_without_kind_are_named_with_exit_code_1(@TempDir Path dir) throws Exception {
+        Run missing = main(null, "explain", "-f", dir.resolve("nope.yaml").toString());
+        assertEquals(1, missing.code());
+        assertEquals("explain: " + dir.resolve("nope.yaml") + ": no such file\n", missing.err());
+
+        Path garbage = dir.resolve("garbage.yaml");
+        Files.writeString(garbage, "kind: Pod\nspec: [\n");
+        Run bad = main(null, "explain", "-f", garbage.toString());
+        assertEquals(1, bad.code());
+        assertTrue(bad.err().startsWith("explain: " + garbage + ": not valid YAML or JSON (line "), bad.err());
+        assertFalse(bad.err().contains("Exception"), bad.err());
+
+        Path nokind = dir.resolve("nokind.yaml");
+        Files.writeString(nokind, Files.readString(Path.of("k8s/demo/llama-70b-tp4.yaml")) + "---\nfoo: bar\n");
+        Run partly = main(null, "explain", "-f", nokind.toString());
+        assertEquals(1, partly.code());
+        assertTrue(partly.err().contains("document 2 is not a Kubernetes object (no kind)"), partly.err());
+        assertTrue(partly.out().contains("(expected 0,1,2,3)"), "the good document is still explained");
+    }
+
+    @Test
+    void usage_errors_exit_2_with_the_usage_line() {
+        for (List<String> args : List.of(List.of("explain"), List.of("explain", "-f"), List.of("explain", "-f", "x.yaml", "--policy", "strict"),
+                List.of("explain", "--frobnicate"))) {
+            Run r = main(null, args.toArray(String[]::new));
+            assertEquals(2, r.code(), args + ": " + r.err());
+            assertTrue(r.err().contains(ExplainCommand.USAGE), r.err());
+        }
     }
 }

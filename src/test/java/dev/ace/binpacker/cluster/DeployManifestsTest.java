@@ -88,13 +88,14 @@ class DeployManifestsTest {
     void webhooks_are_v1_none_on_dry_run_with_cel_match_conditions_and_exempt_namespaces_skipped() throws Exception {
         List<JsonNode> docs = render("webhook-config");
         for (String k : new String[] {"MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"}) {
-            JsonNode w = kind(docs, k).at("/webhooks/0");
-            assertEquals("[\"v1\"]", w.path("admissionReviewVersions").toString());
-            assertEquals("NoneOnDryRun", w.path("sideEffects").asText());
-            assertTrue(w.path("timeoutSeconds").asInt() >= 1 && w.path("timeoutSeconds").asInt() <= 30);
-            assertFalse(w.path("failurePolicy").asText().isEmpty());
-            assertTrue(w.at("/matchConditions/0/expression").asText().contains("nvidia.com/gpu"));
-            assertTrue(w.at("/namespaceSelector").toString().contains("exempt"));
+            for (JsonNode w : kind(docs, k).path("webhooks")) {
+                assertEquals("[\"v1\"]", w.path("admissionReviewVersions").toString());
+                assertEquals("NoneOnDryRun", w.path("sideEffects").asText());
+                assertTrue(w.path("timeoutSeconds").asInt() >= 1 && w.path("timeoutSeconds").asInt() <= 30);
+                assertFalse(w.path("failurePolicy").asText().isEmpty());
+                assertTrue(w.at("/namespaceSelector").toString().contains("exempt"));
+            }
+            assertTrue(kind(docs, k).at("/webhooks/0/matchConditions/0/expression").asText().contains("nvidia.com/gpu"));
         }
         List<String> policies = docs.stream().filter(d -> "ValidatingAdmissionPolicy".equals(d.path("kind").asText()))
                 .map(d -> d.at("/metadata/name").asText()).sorted().toList();
@@ -124,6 +125,80 @@ class DeployManifestsTest {
         assertTrue(management.path("from").isMissingNode(), "probes and metrics from anywhere");
         assertFalse(render("deploy").stream().anyMatch(d -> "NetworkPolicy".equals(d.path("kind").asText())),
                 "off unless enabled: a wrong address list would cut the API server off");
+    }
+
+    @Test
+    void workloads_have_their_own_validating_webhook_for_the_six_kinds_with_a_ca_injected_like_the_others() throws Exception {
+        List<JsonNode> docs = render("webhook-config");
+        JsonNode validating = kind(docs, "ValidatingWebhookConfiguration");
+        JsonNode w = validating.at("/webhooks/1");
+        assertEquals("validate-workloads.ace.dev", w.path("name").asText());
+        assertEquals("/validate-workloads", w.at("/clientConfig/service/path").asText());
+        assertEquals("NoneOnDryRun", w.path("sideEffects").asText());
+        assertEquals("[\"CREATE\",\"UPDATE\"]", w.at("/rules/0/operations").toString());
+        String rules = w.path("rules").toString();
+        for (String r : new String[] {"deployments", "statefulsets", "replicasets", "jobs", "cronjobs", "leaderworkersets", "leaderworkerset.x-k8s.io"}) {
+            assertTrue(rules.contains("\"" + r + "\""), r + " in " + rules);
+        }
+        assertTrue(w.at("/namespaceSelector").toString().contains("exempt"));
+        assertEquals("/validate", validating.at("/webhooks/0/clientConfig/service/path").asText(), "pod handling untouched");
+        assertEquals("ace-system/ace-binpacker", validating.at("/metadata/annotations/cert-manager.io~1inject-ca-from").asText());
+    }
+
+    @Test
+    void certs_sh_puts_the_ca_into_every_webhook_of_both_configurations() throws Exception {
+        String script = java.nio.file.Files.readString(java.nio.file.Path.of("webhook-config/certs.sh"));
+        assertFalse(script.contains("/webhooks/0/clientConfig/caBundle"), "a fixed index leaves the workloads webhook without a CA");
+        assertTrue(script.contains("webhooks[*].name"), script);
+    }
+
+    @Test
+    void monitoring_renders_a_service_monitor_alert_rules_and_the_dashboard_and_the_base_needs_no_operator_crds() throws Exception {
+        List<JsonNode> base = render("deploy");
+        assertTrue(base.stream().noneMatch(d -> d.path("apiVersion").asText().startsWith("monitoring.coreos.com")), "base stays CRD-free");
+        String serviceLabel = kind(base, "Service").at("/metadata/labels/app.kubernetes.io~1name").asText();
+
+        List<JsonNode> docs = render("deploy/monitoring");
+        JsonNode sm = kind(docs, "ServiceMonitor");
+        assertEquals(serviceLabel, sm.at("/spec/selector/matchLabels/app.kubernetes.io~1name").asText(), "selects the ace-binpacker Service");
+        assertEquals("management", sm.at("/spec/endpoints/0/port").asText());
+        assertEquals(kind(base, "Service").at("/spec/ports/1/name").asText(), sm.at("/spec/endpoints/0/port").asText());
+        assertEquals("/q/metrics", sm.at("/spec/endpoints/0/path").asText());
+        assertEquals("ace-system", sm.at("/metadata/namespace").asText());
+
+        List<String> alerts = new ArrayList<>();
+        kind(docs, "PrometheusRule").at("/spec/groups").forEach(g -> g.path("rules").forEach(r -> alerts.add(r.path("alert").asText())));
+        assertTrue(alerts.containsAll(List.of("AceNvlinkFragmentationRising", "AceTensorParallelPodsWaiting", "AceWebhookErrors",
+                "AceWebhookFailingOpen", "AceWebhookNotReady")), alerts.toString());
+
+        JsonNode cm = kind(docs, "ConfigMap");
+        assertEquals("1", cm.at("/metadata/labels/grafana_dashboard").asText());
+        JsonNode dashboard = new ObjectMapper().readTree(cm.at("/data/grafana-dashboard.json").asText());
+        assertEquals(new ObjectMapper().readTree(new File("deploy/monitoring/grafana-dashboard.json")), dashboard);
+        assertTrue(dashboard.path("panels").size() >= 10);
+    }
+
+    @Test
+    void the_documented_overlay_points_the_webhook_and_the_agent_at_your_own_image(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        java.nio.file.Path repo = new File(".").getCanonicalFile().toPath();
+        String rel = dir.relativize(repo).toString();
+        // docs/install.md, step 3
+        java.nio.file.Files.writeString(dir.resolve("kustomization.yaml"), """
+                apiVersion: kustomize.config.k8s.io/v1beta1
+                kind: Kustomization
+                resources:
+                - %1$s/deploy
+                - %1$s/deploy/agent
+                images:
+                - name: ghcr.io/ace-dev/ace-binpacker
+                  newName: registry.example.com/ml-platform/ace-binpacker
+                  newTag: 0.1.0
+                """.formatted(rel));
+        List<JsonNode> docs = render(dir.toString());
+        String image = "registry.example.com/ml-platform/ace-binpacker:0.1.0";
+        assertEquals(image, kind(docs, "Deployment").at("/spec/template/spec/containers/0/image").asText());
+        assertEquals(image, kind(docs, "DaemonSet").at("/spec/template/spec/containers/0/image").asText());
     }
 
     @Test

@@ -7,7 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /** Compares a response with its golden file as JSON trees; {@code -Dgolden.update=true} rewrites the file instead. */
-final class GoldenFiles {
+public final class GoldenFiles {
     /** What a random reservation id reads as in a golden file. */
     static final String RANDOM_ID = "<random>";
     private static final java.util.regex.Pattern UUID =
@@ -19,7 +19,7 @@ final class GoldenFiles {
      * The response with every {@code ace.dev/reservation} id replaced by {@link #RANDOM_ID}: ids are random per
      * admission (unguessable), so a golden file cannot hold one. Only a UUID is replaced: anything else is a bug to see.
      */
-    static JsonNode withoutRandomIds(JsonNode response) {
+    public static JsonNode withoutRandomIds(JsonNode response) {
         JsonNode copy = response.deepCopy();
         scrub(copy);
         return copy;

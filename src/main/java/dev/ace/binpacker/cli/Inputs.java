@@ -1,0 +1,87 @@
+package dev.ace.binpacker.cli;
+
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.MappingIterator;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Reading the files commands are given, with errors that name the file and say what is wrong with it. */
+final class Inputs {
+    private static final YAMLFactory YAML = new YAMLFactory();
+    private static final ObjectMapper MAPPER = new ObjectMapper(YAML);
+
+    private Inputs() {}
+
+    /** One YAML or JSON document of a file, with its position (1-based) for messages. */
+    record Document(int index, JsonNode node) {}
+
+    /** The bytes of {@code file}; {@code -} is standard input. */
+    static byte[] read(String file, InputStream stdin) throws CliException {
+        try {
+            if (file.equals("-")) return stdin.readAllBytes();
+            Path p = Path.of(file);
+            if (Files.isDirectory(p)) throw CliException.input(file + ": is a directory, not a file");
+            return Files.readAllBytes(p);
+        } catch (NoSuchFileException e) {
+            throw CliException.input(file + ": no such file");
+        } catch (AccessDeniedException e) {
+            throw CliException.input(file + ": permission denied");
+        } catch (IOException e) {
+            throw CliException.input(file + ": cannot read: " + e.getMessage());
+        }
+    }
+
+    /**
+     * Every document of a YAML or JSON file ({@code ---} separated), {@code kind: List} items expanded
+     * in place; empty documents are dropped. Syntax errors name the line and column.
+     */
+    static List<Document> documents(byte[] bytes, String file) throws CliException {
+        List<Document> out = new ArrayList<>();
+        int index = 0;
+        try (YAMLParser parser = YAML.createParser(bytes); MappingIterator<JsonNode> it = MAPPER.readValues(parser, JsonNode.class)) {
+            while (it.hasNextValue()) {
+                JsonNode doc = it.nextValue();
+                index++;
+                if (doc == null || doc.isNull() || doc.isMissingNode()) continue;
+                if (doc.isObject() && doc.path("kind").asText().equals("List") && doc.path("items").isArray()) {
+                    for (JsonNode item : doc.path("items")) out.add(new Document(index, item));
+                } else {
+                    out.add(new Document(index, doc));
+                }
+            }
+        } catch (JsonProcessingException e) {
+            throw CliException.input(file + ": not valid YAML or JSON" + where(e.getLocation()) + ": " + problem(e.getOriginalMessage()));
+        } catch (IOException | RuntimeException e) {
+            throw CliException.input(file + ": not valid YAML or JSON: " + firstLine(e.getMessage()));
+        }
+        return out;
+    }
+
+    private static String where(JsonLocation l) {
+        return l == null || l.getLineNr() < 1 ? "" : " (line " + l.getLineNr() + ", column " + l.getColumnNr() + ")";
+    }
+
+    /** SnakeYAML's message without its source excerpts and caret lines: "while parsing a flow node; expected the node content...". */
+    static String problem(String s) {
+        if (s == null) return "unreadable";
+        String joined = String.join("; ", s.lines().filter(l -> !l.isBlank() && !Character.isWhitespace(l.charAt(0))).toList());
+        return joined.isEmpty() ? firstLine(s) : joined;
+    }
+
+    static String firstLine(String s) {
+        if (s == null) return "unreadable";
+        int nl = s.indexOf('\n');
+        return (nl < 0 ? s : s.substring(0, nl)).strip();
+    }
+}

@@ -1,0 +1,61 @@
+package dev.ace.binpacker.workload;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+/**
+ * The metadata a controller puts on the pods it creates: the owner reference, the identifying
+ * labels and the name (or generateName). Values that exist only at run time (hashes, UIDs) get a
+ * stable placeholder; classification reads the owner kind and labels, never those values.
+ */
+final class ControllerMetadata {
+    private ControllerMetadata() {}
+
+    static void add(String kind, String role, JsonNode object, ObjectNode meta) {
+        String name = object.at("/metadata/name").asText("");
+        String base = name.isEmpty() ? kind.toLowerCase(java.util.Locale.ROOT) : name;
+        ObjectNode labels = meta.has("labels") && meta.get("labels").isObject() ? (ObjectNode) meta.get("labels") : meta.putObject("labels");
+        meta.remove("name");
+        switch (kind) {
+            case "Deployment" -> {
+                labels.put("pod-template-hash", "template");
+                owner(meta, "apps/v1", "ReplicaSet", base + "-template");
+                meta.put("generateName", base + "-template-");
+            }
+            case "ReplicaSet" -> {
+                owner(meta, "apps/v1", "ReplicaSet", base);
+                meta.put("generateName", base + "-");
+            }
+            case "StatefulSet" -> {
+                labels.put("statefulset.kubernetes.io/pod-name", base + "-0");
+                labels.put("apps.kubernetes.io/pod-index", "0");
+                owner(meta, "apps/v1", "StatefulSet", base);
+                meta.put("name", base + "-0");
+            }
+            case "Job", "CronJob" -> {
+                // A CronJob's pods belong to the Job it creates, named <cronjob>-<scheduled minute>.
+                String job = kind.equals("CronJob") ? base + "-scheduled" : base;
+                labels.put("batch.kubernetes.io/job-name", job);
+                labels.put("job-name", job);
+                owner(meta, "batch/v1", "Job", job);
+                meta.put("generateName", job + "-");
+            }
+            case "LeaderWorkerSet" -> {
+                boolean leader = role.equals("leader");
+                labels.put(WorkloadPods.LWS_PREFIX + "name", base);
+                labels.put(WorkloadPods.LWS_PREFIX + "group-index", "0");
+                labels.put(WorkloadPods.LWS_PREFIX + "worker-index", leader ? "0" : "1");
+                // The leader StatefulSet is named after the set; each group's workers get <name>-<group>.
+                owner(meta, "apps/v1", "StatefulSet", leader ? base : base + "-0");
+                meta.put("name", leader ? base + "-0" : base + "-0-1");
+            }
+            default -> throw new IllegalArgumentException(kind + " has no pod template");
+        }
+    }
+
+    private static void owner(ObjectNode meta, String apiVersion, String kind, String name) {
+        meta.remove("ownerReferences");
+        meta.putArray("ownerReferences").addObject().put("apiVersion", apiVersion).put("kind", kind).put("name", name)
+                .put("uid", "00000000-0000-0000-0000-000000000000").put("controller", true).put("blockOwnerDeletion", true);
+    }
+}
