@@ -9,6 +9,7 @@ import dev.ace.binpacker.placement.ClusterState;
 import dev.ace.binpacker.placement.NodeInfo;
 import dev.ace.binpacker.placement.PackerConfig;
 import dev.ace.binpacker.placement.Pool;
+import dev.ace.binpacker.placement.ReservationStore;
 import dev.ace.binpacker.placement.Taint;
 import dev.ace.binpacker.topology.GpuBoard;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -34,9 +35,18 @@ final class EngineFixture {
     }
 
     EngineFixture(PolicyConfig config, NodeInfo... nodes) {
+        this(config, ReservationStore.IN_MEMORY, nodes);
+    }
+
+    /** A replica whose reservations go to {@code store}, shared with other replicas' fixtures. */
+    EngineFixture(ReservationStore store, NodeInfo... nodes) {
+        this(PolicyConfig.defaults(), store, nodes);
+    }
+
+    private EngineFixture(PolicyConfig config, ReservationStore store, NodeInfo... nodes) {
         ClusterState s = new ClusterState();
         for (NodeInfo n : nodes) s.upsert(n);
-        allocator = new Allocator(s, PackerConfig.defaults());
+        allocator = new Allocator(s, PackerConfig.defaults(), store);
         PodPolicy policy = new PodPolicy(() -> allocator, config, pending, mapper);
         engine = new AdmissionEngine(policy, ns -> modes.getOrDefault(ns, NamespaceMode.ENFORCE), Metrics.NOOP, mapper, clock::get);
     }
