@@ -45,7 +45,8 @@ final class Replica {
         LocalView[] v = new LocalView[1];
         SharedLedger shared = new SharedLedger(store, n -> v[0].capacity(n), conflicts::incrementAndGet);
         this.allocator = new Allocator(new ClusterState(), PackerConfig.defaults(), shared);
-        this.view = new LocalView(() -> allocator, new PodCache(), pending, Metrics.NOOP, json);
+        this.view = new LocalView(() -> allocator, new PodCache(), pending, Metrics.NOOP, json,
+                new NodeReports(config.emptyReportGraceMillis(), clock));
         v[0] = view;
         this.reconciler = new Reconciler(view, shared, api, Metrics.NOOP, json, config, clock, clock);
         this.engine = new AdmissionEngine(new PodPolicy(() -> allocator, PolicyConfig.defaults(), pending, json, false),
