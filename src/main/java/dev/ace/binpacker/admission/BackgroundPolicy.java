@@ -100,7 +100,7 @@ final class BackgroundPolicy {
         Pod m = policy.copy(req.pod());
         PodEdits.pinToNode(m, placed.node());
         PodEdits.annotate(m, AceKeys.RESERVATION, ReservationJson.write(policy.mapper(), o.reservation()));
-        String text = "reserved aligned GPUs " + PodPolicy.joined(placed.gpus()) + " on " + placed.node() + " for " + t.who()
+        String text = "reserved aligned " + PodPolicy.promise(a, placed).text() + " for " + t.who()
                 + "; " + t.freeAfter() + " free 8-GPU NVLink domains left";
         PodEdits.annotate(m, AceKeys.DECISION, text);
         return new Decision(Decision.Verdict.MUTATE, c.workloadClass(), m, text, warnings,
