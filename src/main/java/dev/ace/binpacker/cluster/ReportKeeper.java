@@ -116,7 +116,7 @@ final class ReportKeeper {
     private Plan plan(String node, GpuBoard board, List<Reservation> entries, NodeReport report) {
         List<LedgerEntry> in = new ArrayList<>();
         for (Reservation r : entries) in.add(entry(node, r));
-        in.addAll(observed(node, report));
+        in.addAll(observed(node, report, in));
         Reconciliation rec = NodeReconciler.reconcile(board, in, report);
         Map<String, LedgerEntry> out = new HashMap<>();
         rec.entries().forEach(e -> out.put(e.id(), e));
@@ -160,14 +160,17 @@ final class ReportKeeper {
                 Math.max(1, r.tp()), r.pending(), false);
     }
 
-    /** Pods ACE did not place that the informers show on the node and the report lists: known, so no drift. */
-    private List<LedgerEntry> observed(String node, NodeReport report) {
+    /**
+     * Pods the informers show holding GPUs on the node that no ACE entry names: ACE counts them from their
+     * request, so the report confirms what is known (no drift) and puts them on their real GPUs.
+     */
+    private List<LedgerEntry> observed(String node, NodeReport report, List<LedgerEntry> ace) {
+        Set<String> named = new HashSet<>();
+        ace.stream().filter(e -> e.podName() != null).forEach(e -> named.add(e.namespace() + "/" + e.podName()));
         List<LedgerEntry> out = new ArrayList<>();
         for (PodFacts p : view.pods().onNode(node)) {
-            if (!p.holdsGpus() || report.pod(p.namespace(), p.name()).isEmpty()) continue;
-            String id = "observed/" + p.uid();
-            boolean counted = view.allocator().read(a -> a.ledger().get(id).isPresent());
-            if (counted) out.add(new LedgerEntry(id, LedgerEntry.Source.OBSERVED, p.namespace(), p.name(), 0L, false, 1, false, false));
+            if (!p.holdsGpus() || named.contains(p.key()) || report.pod(p.namespace(), p.name()).isEmpty()) continue;
+            out.add(new LedgerEntry("observed/" + p.uid(), LedgerEntry.Source.OBSERVED, p.namespace(), p.name(), 0L, false, 1, false, false));
         }
         return out;
     }
