@@ -206,21 +206,22 @@ class NodeTruthScenariosTest {
         MockReplica a = k8s.replica("a").start();
         eventually(() -> a.ready() && a.leading(), "a leads");
         Pod first = admitAndCreate(a, tp(4, "first"));
+        String node = told(first).orElseThrow().node();
         long planned = told(first).orElseThrow().gpuMask();
         k8s.schedule();
-        assertEquals(HGX, k8s.pod("ml", "first").orElseThrow().getSpec().getNodeName());
-        k8s.agentReports(HGX, report(5, 8, ALL, holds(first, ALL & ~planned)));
+        assertEquals(node, k8s.pod("ml", "first").orElseThrow().getSpec().getNodeName());
+        k8s.agentReports(node, report(5, 8, ALL, holds(first, ALL & ~planned)));
         eventually(() -> storeEntryOf(first).filter(e -> e.gpuMask() == (ALL & ~planned)).isPresent(), "generation 5 applied");
-        assertEquals(5, k8s.ledgerDocs().stream().filter(d -> d.node().equals(HGX)).findFirst().orElseThrow().reportGeneration());
+        assertEquals(5, k8s.ledgerDocs().stream().filter(d -> d.node().equals(node)).findFirst().orElseThrow().reportGeneration());
         a.close();
 
-        k8s.agentReports(HGX, report(3, 8, ALL, holds(first, planned))); // an old agent pod, still running during a rollout
+        k8s.agentReports(node, report(3, 8, ALL, holds(first, planned))); // an old agent pod, still running during a rollout
         MockReplica c = k8s.replica("c").start();
         eventually(() -> c.ready() && c.leading(), "c leads once a's Lease expired");
         Pod second = admitAndCreate(c, tp(4, "second"));
         Reservation plan = told(second).orElseThrow();
         k8s.schedule();
-        k8s.agentReports(plan.node(), HGX.equals(plan.node())
+        k8s.agentReports(plan.node(), node.equals(plan.node())
                 ? report(6, 8, ALL, holds(first, ALL & ~planned), holds(second, plan.gpuMask()))
                 : report(1, 8, ALL, holds(second, plan.gpuMask())));
         eventually(() -> storeEntryOf(second).filter(Reservation::exact).isPresent(), "c applies the fresh report, after the stale one");
