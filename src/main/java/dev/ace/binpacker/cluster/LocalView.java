@@ -45,6 +45,7 @@ public final class LocalView {
     private final Map<String, NodeShape> shapes = new ConcurrentHashMap<>();
     private final Set<String> copiesSeen = Collections.newSetFromMap(new ConcurrentHashMap<>());
     private final Set<String> ledgers = ConcurrentHashMap.newKeySet();
+    private final Set<String> touched = ConcurrentHashMap.newKeySet();
     private volatile Runnable onChange = () -> { };
 
     public LocalView(Supplier<Allocator> allocator, PodCache pods, PendingDemand pending, Metrics metrics, ObjectMapper json,
@@ -176,10 +177,21 @@ public final class LocalView {
         }
     }
 
+    /** Nodes whose report, entries or pods changed since the last call: what the leader looks at again. */
+    Set<String> drainTouched() {
+        Set<String> out = new java.util.HashSet<>();
+        for (var it = touched.iterator(); it.hasNext(); ) {
+            out.add(it.next());
+            it.remove();
+        }
+        return out;
+    }
+
     /** Counts the node's usage again: ACE's entries plus what the pods bound to it use beyond them. */
     public void refresh(String node) {
         LedgerDoc.Capacity c = nodes.get(node);
         if (c == null) return; // its Node event counts it when it arrives
+        touched.add(node);
         var on = pods.onNode(node);
         NodeReport report = report(node).orElse(null);
         NodeUsage.Result r = allocator.get().read(a -> {

@@ -45,6 +45,9 @@ final class ReportKeeper {
     private final Map<String, Seen> seen = new HashMap<>();
     /** Per node, the drift findings already counted and told; a finding that persists is not counted again. */
     private final Map<String, Set<String>> told = new HashMap<>();
+    /** Nodes to look at on the next pass whatever changed: a failed write, a pass cut short. */
+    private final Set<String> again = new HashSet<>();
+    private boolean everyNode = true;
 
     private record Key(String id, long gpus, String podUid, String podName, boolean exact, boolean pending) {}
 
@@ -62,11 +65,25 @@ final class ReportKeeper {
     }
 
     /** A new leader looks at every node again (findings already told stay told). */
-    void reset() { seen.clear(); }
+    void reset() {
+        seen.clear();
+        everyNode = true;
+    }
 
+    /** Looks at the nodes whose report, entries or pods changed since the last pass (every node on a new leader's first). */
     void pass(BooleanSupplier leading) {
         Set<String> nodes = view.nodeNames();
-        for (String node : nodes) {
+        Set<String> todo = view.drainTouched();
+        if (everyNode) todo.addAll(nodes);
+        everyNode = false;
+        todo.addAll(again);
+        again.clear();
+        todo.retainAll(nodes);
+        for (String node : todo) {
+            if (!leading.getAsBoolean()) {
+                everyNode = true;
+                return;
+            }
             Optional<NodeReport> report = view.report(node);
             if (report.isEmpty()) {
                 seen.remove(node);
@@ -74,10 +91,10 @@ final class ReportKeeper {
             }
             Seen now = seen(report.get(), aceEntries(node));
             if (now.equals(seen.get(node))) continue;
-            if (!leading.getAsBoolean()) return;
             try {
                 seen.put(node, apply(node, report.get()).orElse(now));
             } catch (RuntimeException e) { // one node's failed write must not stop the others: judged again next pass
+                again.add(node);
                 LOG.warnf("could not apply the report of %s: %s", node, e.getMessage());
             }
         }
