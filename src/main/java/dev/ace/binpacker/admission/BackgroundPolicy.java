@@ -111,9 +111,9 @@ final class BackgroundPolicy {
         PodEdits.pinToNode(m, placed.node());
         PodEdits.annotate(m, AceKeys.RESERVATION, ReservationJson.write(policy.mapper(), o.reservation()));
         String text = t.inference()
-                ? "reserved aligned GPUs " + PodPolicy.joined(placed.gpus()) + " on " + placed.node() + " for " + t.who()
+                ? "reserved aligned " + PodPolicy.promise(a, placed).text() + " for " + t.who()
                         + "; " + t.freeAfter() + " free 8-GPU NVLink domains left"
-                : "reserved GPUs " + PodPolicy.joined(placed.gpus()) + " on " + placed.node() + " in pool general ("
+                : "reserved " + PodPolicy.promise(a, placed).text() + " in pool general ("
                         + (placed.gpus().length > 1 && placed.fullBandwidth() ? "NVLink " + placed.domain() : "no NVLink between them")
                         + ") for " + t.who() + "; pool inference kept whole: " + t.protecting();
         PodEdits.annotate(m, AceKeys.DECISION, text);

@@ -115,6 +115,14 @@ public interface AceConfig {
         /** A pinned pod that cannot bind because its node is over-committed is repaired after this long. */
         @WithDefault("10s")
         Duration stuckGrace();
+
+        /**
+         * A node report ({@code ace.dev/gpu-allocation}) that offers no GPU at all, on a node that has GPUs, is
+         * believed only after this long (a restarting device plugin offers nothing until it registers again);
+         * until then ACE keeps the health of the node's last report.
+         */
+        @WithDefault("2m")
+        Duration emptyReportGrace();
     }
 
     interface Tls {

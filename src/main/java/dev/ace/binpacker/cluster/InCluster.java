@@ -31,13 +31,14 @@ public final class InCluster implements AutoCloseable {
             AceConfig.Controller k = c.controller();
             return new Settings(k.namespace(), k.leaseName(), new LeaseLeadership.Timing(k.leaseDuration(), k.renewDeadline(), k.retryPeriod()),
                     k.interval(), new ReconcilerConfig(c.reservations().pendingTtl().toMillis(), k.absentGrace().toMillis(),
-                    k.stuckGrace().toMillis()));
+                    k.stuckGrace().toMillis(), k.emptyReportGrace().toMillis()));
         }
     }
 
     public InCluster(KubernetesClient client, Fleet fleet, NamespaceWatch namespaces, PendingDemand pending, Metrics metrics,
                      Readiness readiness, ObjectMapper json, Settings s, String identity) {
-        view = new LocalView(fleet::allocator, new PodCache(), pending, metrics, json);
+        view = new LocalView(fleet::allocator, new PodCache(), pending, metrics, json,
+                new NodeReports(s.reconcile().emptyReportGraceMillis(), () -> System.nanoTime() / 1_000_000));
         CrdLedgerStore crd = new CrdLedgerStore(client, json);
         SharedLedger shared = new SharedLedger(crd, view::capacity, metrics::ledgerConflict);
         fleet.useStore(shared);

@@ -18,11 +18,13 @@ import java.util.List;
  * the counts never disagree with the entries they summarise.
  *
  * <pre>
- * spec:   {node, entries: [{id, gpus: [0,1], tp, domain, state: pending|bound, created,
+ * spec:   {node, reportGeneration, entries: [{id, gpus: [0,1], tp, domain, state: pending|bound, exact, created,
  *                           owner: {requestUid, namespace, podName, podUid}}]}
- * status: {gpus, allocatable, held, pending, foreign, free}
+ * status: {gpus, allocatable, held, pending, confirmed, foreign, free}
  * </pre>
- * {@code state: bound} means tied to its pod's UID (not bound to a node by the scheduler).
+ * {@code state: bound} means tied to its pod's UID (not bound to a node by the scheduler); {@code exact: true}
+ * means the node agent reported the pod on exactly these GPUs; {@code reportGeneration} is the generation
+ * of the node's report the leader last applied.
  */
 final class LedgerCodec {
     static final String API_VERSION = AceKeys.LEDGER_GROUP + "/" + AceKeys.LEDGER_VERSION;
@@ -40,6 +42,7 @@ final class LedgerCodec {
         if (d.resourceVersion() != null) meta.put("resourceVersion", d.resourceVersion());
         ObjectNode spec = o.putObject("spec");
         spec.put("node", d.node());
+        if (d.reportGeneration() > 0) spec.put("reportGeneration", d.reportGeneration());
         ArrayNode entries = spec.putArray("entries");
         for (Reservation r : d.entries()) entries.add(entry(r));
         ObjectNode status = o.putObject("status");
@@ -47,6 +50,7 @@ final class LedgerCodec {
         status.put("allocatable", d.capacity().usable());
         status.put("held", d.held());
         status.put("pending", d.pending());
+        status.put("confirmed", d.confirmed());
         status.put("foreign", d.capacity().foreign());
         status.put("free", d.free());
         return json.convertValue(o, GenericKubernetesResource.class);
@@ -60,6 +64,7 @@ final class LedgerCodec {
         e.put("tp", r.tp());
         if (r.domain() != null) e.put("domain", r.domain());
         e.put("state", r.pending() ? "pending" : "bound");
+        if (r.exact()) e.put("exact", true);
         if (r.createdAtMillis() > 0) e.put("created", Instant.ofEpochMilli(r.createdAtMillis()).toString());
         ObjectNode owner = e.putObject("owner");
         putIf(owner, "requestUid", r.owner().requestUid());
@@ -87,11 +92,13 @@ final class LedgerCodec {
             JsonNode ow = e.path("owner");
             Reservation.Owner owner = new Reservation.Owner(text(ow, "requestUid"), text(ow, "namespace"), text(ow, "podName"), text(ow, "podUid"));
             entries.add(new Reservation(id, node, mask, 1000, 0, Math.max(1, e.path("tp").asInt(1)), text(e, "domain"),
-                    created(text(e, "created")), !"bound".equals(e.path("state").asText()), owner));
+                    created(text(e, "created")), !"bound".equals(e.path("state").asText()), owner, Reservation.Kind.ACE,
+                    e.path("exact").asBoolean(false)));
         }
         JsonNode st = o.path("status");
         LedgerDoc.Capacity c = new LedgerDoc.Capacity(st.path("gpus").asInt(0), st.path("allocatable").asInt(0), st.path("foreign").asInt(0));
-        return new LedgerDoc(node, o.path("metadata").path("resourceVersion").asText(null), c, entries);
+        return new LedgerDoc(node, o.path("metadata").path("resourceVersion").asText(null), c, entries,
+                Math.max(0, o.path("spec").path("reportGeneration").asLong(0)));
     }
 
     private static String text(JsonNode o, String k) {

@@ -6,6 +6,7 @@ import dev.ace.binpacker.admission.PendingDemand;
 import dev.ace.binpacker.observability.Metrics;
 import dev.ace.binpacker.placement.Allocator;
 import dev.ace.binpacker.placement.PlacementRequest;
+import dev.ace.binpacker.truth.NodeReport;
 import dev.ace.binpacker.workload.AceKeys;
 import dev.ace.binpacker.workload.InvalidPodException;
 import io.fabric8.kubernetes.api.model.Node;
@@ -13,6 +14,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import java.util.Collections;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -24,8 +26,10 @@ import org.jboss.logging.Logger;
  * One replica's view of the cluster, fed by watch events (fabric8 informers in production, a
  * deterministic double in tests): nodes and their allocatable GPUs, every pod's facts, the gated
  * queue, and the ledger objects mirrored into the local allocator. After each event the affected
- * node's usage is counted again: ACE's entries plus the pods they do not cover. Every handler is
- * idempotent, so the informers' initial lists may be processed twice.
+ * node's usage is counted again: ACE's entries plus the pods they do not cover, charged to the GPUs
+ * the node agent reports ({@code ace.dev/gpu-allocation}) where it has, with the GPUs it reports
+ * unhealthy out of capacity. ACE's entries themselves change only through the leader's writes to the
+ * ledger objects. Every handler is idempotent, so the informers' initial lists may be processed twice.
  */
 public final class LocalView {
     private static final Logger LOG = Logger.getLogger(LocalView.class);
@@ -36,12 +40,17 @@ public final class LocalView {
     private final Metrics metrics;
     private final ObjectMapper json;
     private final NodeMapper mapper = NodeMapper.standard();
+    private final NodeReports reports;
     private final Map<String, LedgerDoc.Capacity> nodes = new ConcurrentHashMap<>();
+    private final Map<String, NodeShape> shapes = new ConcurrentHashMap<>();
     private final Set<String> copiesSeen = Collections.newSetFromMap(new ConcurrentHashMap<>());
     private final Set<String> ledgers = ConcurrentHashMap.newKeySet();
+    private final Set<String> touched = ConcurrentHashMap.newKeySet();
     private volatile Runnable onChange = () -> { };
 
-    public LocalView(Supplier<Allocator> allocator, PodCache pods, PendingDemand pending, Metrics metrics, ObjectMapper json) {
+    public LocalView(Supplier<Allocator> allocator, PodCache pods, PendingDemand pending, Metrics metrics, ObjectMapper json,
+                     NodeReports reports) {
+        this.reports = reports;
         this.allocator = allocator;
         this.pods = pods;
         this.pending = pending;
@@ -60,17 +69,29 @@ public final class LocalView {
 
     ObjectMapper json() { return json; }
 
+    /**
+     * A Node event. Only a changed {@link NodeShape} maps the node again and upserts it; a changed node
+     * report only counts the node's usage again; anything else (kubelet status writes) costs two compares.
+     */
     public void nodeChanged(Node node) {
-        var info = mapper.map(node);
-        String name = info.name();
-        int usable = allocatable(node);
-        nodes.put(name, new LedgerDoc.Capacity(info.gpuCount(), usable, 0));
-        allocator.get().upsertNode(info);
+        String name = node.getMetadata().getName();
+        NodeShape shape = NodeShape.of(node);
+        boolean reshaped = !shape.equals(shapes.get(name)) || !nodes.containsKey(name);
+        if (reshaped) {
+            var info = mapper.map(node);
+            nodes.put(name, new LedgerDoc.Capacity(info.gpuCount(), shape.allocatable(), 0));
+            allocator.get().upsertNode(info);
+            shapes.put(name, shape);
+        }
+        boolean reported = reports.update(name, NodeShape.report(node));
+        if (!reshaped && !reported) return;
         refresh(name);
         onChange.run();
     }
 
     public void nodeGone(String name) {
+        shapes.remove(name);
+        reports.forget(name);
         nodes.remove(name);
         allocator.get().removeNode(name);
         onChange.run();
@@ -130,14 +151,52 @@ public final class LocalView {
 
     public Set<String> nodeNames() { return new LinkedHashSet<>(nodes.keySet()); }
 
+    /**
+     * The node agent's report as this replica believes it ({@link NodeReports}), without the pods the
+     * informers know finished, left the node or were deleted (the agent has not caught up with them).
+     */
+    public Optional<NodeReport> report(String node) {
+        return reports.effective(node).map(r -> {
+            List<NodeReport.PodDevices> live = r.pods().stream().filter(p -> !behind(node, p)).toList();
+            return live.size() == r.pods().size() ? r
+                    : new NodeReport(r.generation(), r.observedAt(), r.policy(), r.gpuCount(), r.healthy(), live, r.unmapped());
+        });
+    }
+
+    private boolean behind(String node, NodeReport.PodDevices p) {
+        List<PodFacts> named = pods.named(p.namespace(), p.name());
+        if (named.isEmpty()) return pods.seenGoneByName(p.namespace(), p.name());
+        return named.stream().noneMatch(f -> !f.terminal() && node.equals(f.nodeName()));
+    }
+
+    /** Every replica: nodes whose empty report outlived its grace are counted again (every GPU leaves capacity). */
+    public void expireReports() {
+        for (String node : reports.graceEnded()) {
+            refresh(node);
+            onChange.run();
+        }
+    }
+
+    /** Nodes whose report, entries or pods changed since the last call: what the leader looks at again. */
+    Set<String> drainTouched() {
+        Set<String> out = new java.util.HashSet<>();
+        for (var it = touched.iterator(); it.hasNext(); ) {
+            out.add(it.next());
+            it.remove();
+        }
+        return out;
+    }
+
     /** Counts the node's usage again: ACE's entries plus what the pods bound to it use beyond them. */
     public void refresh(String node) {
         LedgerDoc.Capacity c = nodes.get(node);
         if (c == null) return; // its Node event counts it when it arrives
+        touched.add(node);
         var on = pods.onNode(node);
+        NodeReport report = report(node).orElse(null);
         NodeUsage.Result r = allocator.get().read(a -> {
-            NodeUsage.Result u = NodeUsage.of(node, on, a.ledger());
-            a.observe(node, c.usable(), u.holdings());
+            NodeUsage.Result u = NodeUsage.of(node, on, a.ledger(), report);
+            a.observe(node, c.usable(), unhealthy(a, node, report), u.holdings());
             return u;
         });
         for (PodFacts copy : r.copies()) {
@@ -167,6 +226,14 @@ public final class LocalView {
         } catch (IllegalArgumentException e) {
             LOG.warnf("gated pod %s cannot be placed by ACE: %s", f.key(), e.getMessage());
         }
+    }
+
+    /** GPUs of the node's board its report does not offer; none when the report does not describe this board. */
+    private static long unhealthy(Allocator a, String node, NodeReport report) {
+        int i = a.state().indexOf(node);
+        if (report == null || i < 0 || a.state().node(i).board() == null) return 0;
+        var board = a.state().node(i).board();
+        return report.gpuCount() == board.gpuCount() ? board.allGpus() & ~report.healthy() : 0;
     }
 
     /** Whole GPUs the node offers ({@code status.allocatable}); none when the device plugin has not registered. */

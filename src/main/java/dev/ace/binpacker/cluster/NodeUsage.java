@@ -3,9 +3,12 @@ package dev.ace.binpacker.cluster;
 import dev.ace.binpacker.placement.Holding;
 import dev.ace.binpacker.placement.Ledger;
 import dev.ace.binpacker.placement.Reservation;
+import dev.ace.binpacker.truth.NodeReport;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Which GPUs of a node's pods ACE's entries do not cover (DESIGN "Truth and trust"). A pod is
@@ -13,7 +16,9 @@ import java.util.Optional;
  * entry its annotation names when that entry was made for a pod of its namespace and name. Anything
  * else bound there counts from its request: exempt and warn/audit pods, pods admitted while ACE was
  * down, pods older than the install, DaemonSets, and a pod whose annotation names an entry tied to
- * another pod (a copy).
+ * another pod (a copy). With the node agent's report, each such pod is charged to the GPUs the node
+ * says it holds, and a pod the report shows holding whole GPUs that no informer event shows on the
+ * node (it requests them under another resource name, or its events lag) is counted there too.
  */
 final class NodeUsage {
     /** The node's uncovered holdings, and the pods that carry an entry tied to another pod. */
@@ -22,21 +27,39 @@ final class NodeUsage {
     private NodeUsage() {}
 
     /** Call with the allocator lock held ({@code Allocator.read}). */
-    static Result of(String node, List<PodFacts> pods, Ledger ledger) {
+    static Result of(String node, List<PodFacts> pods, Ledger ledger, NodeReport report) {
         List<Reservation> entries = ledger.onNode(node).stream().filter(Reservation::isAce).toList();
         List<Holding> holdings = new ArrayList<>();
         List<PodFacts> copies = new ArrayList<>();
+        Set<String> known = new HashSet<>();
         for (PodFacts p : pods) {
-            if (!p.holdsGpus() || !node.equals(p.nodeName())) continue;
+            if (!node.equals(p.nodeName())) continue;
+            known.add(p.key());
+            if (!p.holdsGpus()) continue;
             Optional<Reservation> cover = covering(p, entries);
             int uncovered = p.gpus() - cover.map(Reservation::gpuCount).orElse(0);
-            if (uncovered > 0) holdings.add(new Holding(p.uid(), uncovered, cover.isEmpty() && node.equals(p.reservationNode()) ? p.reservationMask() : 0L));
+            long real = report == null ? 0 : report.pod(p.namespace(), p.name()).map(NodeReport.PodDevices::gpus).orElse(0L);
+            long told = node.equals(p.reservationNode()) ? p.reservationMask() : 0L;
+            if (uncovered > 0) holdings.add(new Holding(p.uid(), uncovered, cover.isPresent() ? 0L : real != 0 ? real : told));
             if (cover.isEmpty() && p.reservationId() != null) {
                 ledger.get(p.reservationId()).filter(e -> e.owner().podUid() != null && !e.owner().podUid().equals(p.uid()))
                         .ifPresent(e -> copies.add(p));
             }
         }
+        if (report != null) {
+            for (NodeReport.PodDevices d : report.pods()) {
+                if (d.gpus() == 0 || known.contains(d.key()) || entries.stream().anyMatch(e -> names(e, d))) continue;
+                holdings.add(new Holding(UNSEEN + d.key(), Long.bitCount(d.gpus()), d.gpus()));
+            }
+        }
         return new Result(holdings, copies);
+    }
+
+    /** Key prefix of the holding of a pod only the node's report shows. */
+    static final String UNSEEN = "report:";
+
+    private static boolean names(Reservation e, NodeReport.PodDevices d) {
+        return d.namespace().equals(e.owner().namespace()) && d.name().equals(e.owner().podName());
     }
 
     static Optional<Reservation> covering(PodFacts p, List<Reservation> entries) {

@@ -16,7 +16,9 @@ import org.jboss.logging.Logger;
  * when the node's allocatable minus the requests of the pods bound to it covers its request. One that
  * does not, for longer than the grace period, is repaired and never hidden: a controller-owned pod is
  * deleted so its controller re-creates it and ACE decides afresh; any other pod gets an Event. Both
- * are counted ({@code ace_pins_repaired_total{action}}).
+ * are counted ({@code ace_pins_repaired_total{action}}). A pod whose entry the node's report displaced
+ * ({@link #displaced}: its GPUs went to pods the node runs and no others are free there) is repaired the
+ * same way, whatever the counts say.
  */
 final class PinRepair {
     private static final Logger LOG = Logger.getLogger(PinRepair.class);
@@ -27,10 +29,18 @@ final class PinRepair {
     private final Metrics metrics;
     private final ReconcilerConfig config;
     private final Map<String, Long> stuckSince = new HashMap<>();
-    private final Set<String> reported = Collections.newSetFromMap(new LinkedHashMap<>() {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Boolean> e) { return size() > PodCache.TOMBSTONES; }
-    });
+    private final Set<String> reported = bounded();
+    private final Set<String> displaced = bounded();
+
+    private static Set<String> bounded() {
+        return Collections.newSetFromMap(new LinkedHashMap<>() {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, Boolean> e) { return size() > PodCache.TOMBSTONES; }
+        });
+    }
+
+    /** The node's report left the entry of this id without GPUs: its pod, pinned there, is to be repaired. */
+    void displaced(String reservationId) { displaced.add(reservationId); }
 
     PinRepair(LocalView view, PodApi api, Metrics metrics, ReconcilerConfig config) {
         this.view = view;
@@ -49,13 +59,17 @@ final class PinRepair {
             String node = p.reservationNode();
             int usable = view.capacity(node).usable();
             int taken = used.computeIfAbsent(node, n -> view.pods().onNode(n).stream().filter(PodFacts::holdsGpus).mapToInt(PodFacts::gpus).sum());
-            if (usable - taken >= p.gpus()) continue;
+            boolean lost = displaced.contains(p.reservationId());
+            if (usable - taken >= p.gpus() && !lost) continue;
             stuck.add(p.uid());
             long since = stuckSince.computeIfAbsent(p.uid(), k -> now);
             if (now - since < config.stuckGraceMillis() || reported.contains(p.uid())) continue;
             if (!leading.getAsBoolean()) return;
             try {
-                repair(p, node, usable, taken);
+                repair(p, lost ? "pinned by ACE to " + node + ", whose node agent reports the GPUs ACE reserved for it held"
+                        + " by pods running there and no others free; it needs " + p.gpus()
+                        : "pinned by ACE to " + node + ", which has " + Math.max(0, usable - taken) + " of " + usable
+                        + " GPUs free for it (pods ACE did not place hold the rest); it needs " + p.gpus());
             } catch (RuntimeException e) {
                 LOG.warnf("could not repair %s: %s; trying again on the next pass", p.key(), e.getMessage());
             }
@@ -63,9 +77,7 @@ final class PinRepair {
         stuckSince.keySet().retainAll(stuck);
     }
 
-    private void repair(PodFacts p, String node, int usable, int taken) {
-        String why = "pinned by ACE to " + node + ", which has " + Math.max(0, usable - taken) + " of " + usable
-                + " GPUs free for it (pods ACE did not place hold the rest); it needs " + p.gpus();
+    private void repair(PodFacts p, String why) {
         if (p.controllerOwned()) {
             try {
                 api.event(p, "Warning", REASON, why + "; deleted so its controller re-creates it and ACE decides again");

@@ -50,6 +50,11 @@ public record PodFacts(String uid, String namespace, String name, String generat
         }
     }
 
+    /** A pod known only by namespace and name (the node reported it; no informer event showed it): enough to address an Event. */
+    static PodFacts named(String namespace, String name, String nodeName) {
+        return new PodFacts(null, namespace, name, null, nodeName, false, 0, false, null, null, 0L, false, 0, 0L, null);
+    }
+
     public String key() { return namespace + "/" + name; }
 
     public boolean bound() { return nodeName != null; }

@@ -14,8 +14,8 @@ import org.jboss.logging.Logger;
 /**
  * The leader's loop body, as controller-runtime and Kueue structure a reconciler: read the local
  * view, decide, write with a precondition, and leave what lost a race to the next pass. One pass:
- * tie, expire and release entries; release gated pods; repair pins that cannot bind; publish each
- * node's counts. Leadership is checked before every write, so a leader that lost its Lease stops
+ * tie, expire and release entries; apply the node agents' reports (re-key to the GPUs pods really
+ * hold); release gated pods; repair pins that cannot bind; publish each node's counts. Leadership is checked before every write, so a leader that lost its Lease stops
  * within one API call. {@link #checkInFlight} runs on every replica.
  */
 public final class Reconciler {
@@ -29,6 +29,7 @@ public final class Reconciler {
     private final EntryKeeper entries;
     private final GateKeeper gates;
     private final PinRepair pins;
+    private final ReportKeeper reports;
     private final Map<String, LedgerDoc.Capacity> published = new HashMap<>();
     private final Map<String, Long> inFlightSince = new HashMap<>();
 
@@ -42,12 +43,14 @@ public final class Reconciler {
         this.entries = new EntryKeeper(view, ledger, api, metrics, config);
         this.gates = new GateKeeper(view, api, json);
         this.pins = new PinRepair(view, api, metrics, config);
+        this.reports = new ReportKeeper(view, ledger, api, metrics, pins);
     }
 
     /** Forget every age measured so far: a new leader measures from its own first sight. */
     public synchronized void leadershipChanged() {
         entries.reset();
         pins.reset();
+        reports.reset();
         published.clear();
     }
 
@@ -56,6 +59,7 @@ public final class Reconciler {
         if (!leading.getAsBoolean()) return;
         long now = monotonicMillis.getAsLong();
         entries.pass(now, leading);
+        reports.pass(leading); // before gate releases, so they are decided on the GPUs really free
         gates.pass(wallMillis.getAsLong(), leading);
         pins.pass(now, leading);
         publish(leading);
@@ -86,11 +90,13 @@ public final class Reconciler {
     }
 
     /**
-     * Every replica: a local entry whose commit returned but that the mirror has not shown for the
+     * Every replica: node reports offering no GPU whose grace ran out are believed now; and a local
+     * entry whose commit returned but that the mirror has not shown for the
      * grace period is checked against the store; one the store does not hold is forgotten (its watch
      * event was lost in a relist, or it was released before this replica saw it).
      */
     public void checkInFlight() {
+        view.expireReports();
         long now = monotonicMillis.getAsLong();
         Set<String> live = new HashSet<>();
         for (Reservation r : view.allocator().inFlight()) {

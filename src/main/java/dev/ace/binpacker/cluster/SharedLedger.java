@@ -143,16 +143,23 @@ public final class SharedLedger implements ReservationStore {
         return store.get(node).flatMap(doc -> doc.entry(id));
     }
 
+    /**
+     * The leader's edit of a node's entries from the node's report: {@code edit} is applied to the object
+     * as stored now and the result written with the version read; a lost compare-and-swap re-reads and
+     * applies it again, so an edit is always judged on the entries it replaces. An edit returning null
+     * changes nothing. Returns what was written, empty when nothing was (no object, or no change).
+     */
+    public Optional<LedgerDoc> rewrite(String node, UnaryOperator<LedgerDoc> edit) { return change(node, edit); }
+
     /** Applies {@code edit} to the current object and writes it; an edit returning null changes nothing. */
-    private void change(String node, UnaryOperator<LedgerDoc> edit) {
+    private Optional<LedgerDoc> change(String node, UnaryOperator<LedgerDoc> edit) {
         for (int attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
             Optional<LedgerDoc> doc = store.get(node);
-            if (doc.isEmpty()) return;
+            if (doc.isEmpty()) return Optional.empty();
             LedgerDoc next = edit.apply(doc.get());
-            if (next == null) return;
+            if (next == null) return Optional.empty();
             try {
-                store.update(next);
-                return;
+                return Optional.ofNullable(store.update(next));
             } catch (LedgerStore.StaleLedgerException e) {
                 onConflict.run();
             }

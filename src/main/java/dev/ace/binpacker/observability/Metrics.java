@@ -26,7 +26,8 @@ public interface Metrics {
     /**
      * A difference the node's report showed between the ledger and the GPUs pods really hold
      * ({@code ace_binding_drift_total{kind}}); {@code kind} is a {@code truth.Drift.Kind} label
-     * ({@code moved}, {@code not_a_clique}, {@code unseen_pod}, {@code unhealthy_gpu}, {@code displaced}).
+     * ({@code moved}, {@code not_a_clique}, {@code split_pair}, {@code unseen_pod}, {@code unhealthy_gpu}, {@code displaced}),
+     * once per finding: the leader does not count a difference again while it persists.
      */
     default void bindingDrift(String kind) {}
 

@@ -145,8 +145,16 @@ public final class Allocator {
      * board) and the holdings of pods no ACE entry covers. Replaces what was observed there before.
      */
     public void observe(String node, int usable, List<Holding> holdings) {
+        observe(node, usable, 0L, holdings);
+    }
+
+    /**
+     * As {@link #observe(String, int, List)}, with the GPUs the node agent reports unhealthy: they leave
+     * capacity (charged first, whatever allocatable says) until the node offers them again.
+     */
+    public void observe(String node, int usable, long unhealthy, List<Holding> holdings) {
         synchronized (lock) {
-            observed.set(node, usable, holdings);
+            observed.set(node, usable, unhealthy, holdings);
             recharge(node);
         }
     }

@@ -9,10 +9,11 @@ import java.util.Map;
 
 /**
  * GPUs in use that ACE did not reserve, per node: the whole-GPU requests of pods bound there that no
- * ACE entry covers, and the board GPUs the node does not offer (allocatable below the board). Kubernetes
- * counts them as integers, so they are charged to concrete GPUs by a rule (the least damaging free ones,
- * as the packer would pick for a TP 1 request of that size), marked not exact, and charged again
- * whenever the node's entries change. The node agent can re-key them to the true GPUs ({@link Ledger#rekey}).
+ * ACE entry covers, and the board GPUs the node does not offer (allocatable below the board, or GPUs
+ * the node agent reports unhealthy). Kubernetes counts them as integers, so they are charged to
+ * concrete GPUs: first to the GPUs the node reported ({@link Holding#preferred}, the unhealthy GPUs)
+ * where those are free, the rest by a rule (the least damaging free ones, as the packer would pick for
+ * a TP 1 request of that size). Charged again whenever the node's entries change.
  */
 final class ObservedUsage {
     /** Picks {@code k} of the free GPUs of a node; 0 when it cannot. */
@@ -20,15 +21,18 @@ final class ObservedUsage {
         long choose(int nodeIndex, long freeMask, int k);
     }
 
-    private record NodeUse(int usable, List<Holding> holdings) {}
+    private record NodeUse(int usable, long unhealthy, List<Holding> holdings) {}
+
+    /** One charge to make: {@code k} GPUs, {@code preferred} ones first. */
+    private record Charge(String id, int k, long preferred, Reservation.Kind kind) {}
 
     private final Map<String, NodeUse> byNode = new HashMap<>();
 
-    void set(String node, int usable, List<Holding> holdings) {
+    void set(String node, int usable, long unhealthy, List<Holding> holdings) {
         List<Holding> sorted = new ArrayList<>(holdings);
         sorted.removeIf(h -> h.gpus() <= 0);
         sorted.sort(Comparator.comparing(Holding::key)); // deterministic: the same pods give the same charge
-        byNode.put(node, new NodeUse(usable, sorted));
+        byNode.put(node, new NodeUse(usable, unhealthy, sorted));
     }
 
     void forget(String node) { byNode.remove(node); }
@@ -45,7 +49,11 @@ final class ObservedUsage {
         return u == null ? -1 : u.usable();
     }
 
-    /** Releases the charged (not exact) observed entries of a node and charges them again on the current free GPUs. */
+    /**
+     * Releases the charged (not exact) observed entries of a node and charges them again on the current
+     * free GPUs: every charge takes its preferred GPUs that are free first, so a pod the node reported
+     * is never pushed off its real GPUs by another charge made by rule; then the rest by rule.
+     */
     void recharge(String node, Ledger ledger, Chooser chooser) {
         NodeUse use = byNode.get(node);
         java.util.Set<String> still = new java.util.HashSet<>();
@@ -57,24 +65,35 @@ final class ObservedUsage {
         int i = state.indexOf(node);
         if (use == null || i < 0 || state.node(i).board() == null) return;
         GpuBoard board = state.node(i).board();
-        int shortfall = board.gpuCount() - Math.min(use.usable(), board.gpuCount());
-        if (shortfall > 0) charge(ledger, chooser, i, board, shortfallId(node), shortfall, 0L, Reservation.Kind.SHORTFALL);
+        long unhealthy = use.unhealthy() & board.allGpus();
+        int shortfall = Math.max(board.gpuCount() - Math.min(use.usable(), board.gpuCount()), Long.bitCount(unhealthy));
+        List<Charge> charges = new ArrayList<>();
+        if (shortfall > 0) charges.add(new Charge(shortfallId(node), shortfall, unhealthy, Reservation.Kind.SHORTFALL));
         for (Holding h : use.holdings()) {
             if (ledger.get(observedId(h.key())).isPresent()) continue; // re-keyed by the node agent: exact, left alone
-            charge(ledger, chooser, i, board, observedId(h.key()), Math.min(h.gpus(), board.gpuCount()), h.preferred(),
-                    Reservation.Kind.OBSERVED);
+            charges.add(new Charge(observedId(h.key()), Math.min(h.gpus(), board.gpuCount()), h.preferred(), Reservation.Kind.OBSERVED));
         }
-    }
-
-    private static void charge(Ledger ledger, Chooser chooser, int i, GpuBoard board, String id, int k, long preferred,
-                               Reservation.Kind kind) {
-        ClusterState state = ledger.state();
         long free = state.freeMask(i);
-        long mask = Long.bitCount(preferred) == k && (free & preferred) == preferred ? preferred
-                : Long.bitCount(free) >= k ? chooser.choose(i, free, k) : 0;
-        if (Long.bitCount(mask) != k) mask = lowest(free, k);
-        if (Long.bitCount(mask) < k) mask |= lowest(board.allGpus() & ~mask, k - Long.bitCount(mask)); // over-commit: held twice
-        ledger.record(Reservation.counted(id, state.node(i).name(), mask, kind));
+        long[] masks = new long[charges.size()];
+        for (int c = 0; c < masks.length; c++) {
+            Charge ch = charges.get(c);
+            masks[c] = lowest(ch.preferred() & free, ch.k());
+            free &= ~masks[c];
+        }
+        for (int c = 0; c < masks.length; c++) {
+            Charge ch = charges.get(c);
+            int rest = ch.k() - Long.bitCount(masks[c]);
+            if (rest > 0) {
+                long more = Long.bitCount(free) >= rest ? chooser.choose(i, free, rest) : 0;
+                if (Long.bitCount(more) != rest || (more & ~free) != 0) more = lowest(free, rest);
+                masks[c] |= more;
+                free &= ~more;
+                rest = ch.k() - Long.bitCount(masks[c]);
+                // over-commit: held twice, counted rather than dropped
+                if (rest > 0) masks[c] |= lowest(board.allGpus() & ~masks[c], rest);
+            }
+            ledger.record(Reservation.counted(ch.id(), node, masks[c], ch.kind()));
+        }
     }
 
     private static long lowest(long mask, int k) {

@@ -21,7 +21,12 @@ public record Drift(Kind kind, String entryId, String namespace, String podName,
         /** A pod holds a GPU the kubelet no longer offers (unhealthy device). */
         UNHEALTHY_GPU,
         /** An entry whose pod is not on the node yet lost its GPUs to pods that are: moved, or left without room. */
-        DISPLACED;
+        DISPLACED,
+        /**
+         * On a bridged-pair board, a 1-GPU pod for which ACE chose the lone GPU of an already broken pair
+         * got a GPU of a whole pair instead, breaking it (NVIDIA/k8s-device-plugin#1193).
+         */
+        SPLIT_PAIR;
 
         /** The metric label: {@code moved}, {@code not_a_clique}, ... */
         public String label() { return name().toLowerCase(Locale.ROOT); }

@@ -48,6 +48,9 @@ public final class NodeReconciler {
             long held = truth.held();
             if (held != e.gpuMask() && e.source() == LedgerEntry.Source.ACE) {
                 drift.add(new Drift(Drift.Kind.MOVED, e.id(), e.namespace(), e.podName(), e.gpuMask(), held));
+                if (splitWholePair(board, report, truth, e.gpuMask(), unhealthy)) {
+                    drift.add(new Drift(Drift.Kind.SPLIT_PAIR, e.id(), e.namespace(), e.podName(), e.gpuMask(), held));
+                }
             }
             checkHeld(board, e.id(), truth, e.tp(), unhealthy, drift);
             out.add(e.confirmedOn(held, !truth.exclusive()));
@@ -96,6 +99,29 @@ public final class NodeReconciler {
         if ((held & unhealthy) != 0) {
             drift.add(new Drift(Drift.Kind.UNHEALTHY_GPU, id, p.namespace(), p.name(), held & unhealthy, held & unhealthy));
         }
+    }
+
+    /**
+     * True when a 1-GPU pod was planned on the lone GPU of a broken bridged pair and the kubelet gave it
+     * a GPU whose partner nobody else holds: it broke a whole pair where ACE had chosen not to.
+     */
+    private static boolean splitWholePair(GpuBoard board, NodeReport report, NodeReport.PodDevices pod, long planned, long unhealthy) {
+        long held = pod.gpus();
+        if (Long.bitCount(held) != 1 || Long.bitCount(planned) != 1 || !pod.exclusive()) return false;
+        long others = unhealthy;
+        for (NodeReport.PodDevices p : report.pods()) if (!p.key().equals(pod.key())) others |= p.held();
+        long gotPartner = partner(board, held);
+        long plannedPartner = partner(board, planned);
+        return gotPartner != 0 && (gotPartner & others) == 0 && plannedPartner != 0 && (plannedPartner & others) != 0;
+    }
+
+    /** The other GPU of a bridged pair (the only NVLink peer, and mutual), or 0 when the GPU is not in one. */
+    static long partner(GpuBoard board, long gpu) {
+        int g = Long.numberOfTrailingZeros(gpu);
+        if (g >= board.gpuCount()) return 0;
+        long peers = board.nvlinkPeers(g);
+        if (Long.bitCount(peers) != 1) return 0;
+        return board.nvlinkPeers(Long.numberOfTrailingZeros(peers)) == gpu ? peers : 0;
     }
 
     /**

@@ -10,6 +10,7 @@ final class CountingMetrics implements Metrics {
     final AtomicInteger conflicts = new AtomicInteger();
     final AtomicInteger expired = new AtomicInteger();
     final Map<String, AtomicInteger> repaired = new ConcurrentHashMap<>();
+    final Map<String, AtomicInteger> drift = new ConcurrentHashMap<>();
 
     @Override public void admission(String webhook, String operation, String outcome, boolean dryRun, long nanos) { }
     @Override public void decision(String workloadClass, String result, String reason, long nanos) { }
@@ -17,6 +18,9 @@ final class CountingMetrics implements Metrics {
     @Override public void ledgerConflict() { conflicts.incrementAndGet(); }
     @Override public void reservationExpired() { expired.incrementAndGet(); }
     @Override public void pinRepaired(String action) { repaired.computeIfAbsent(action, k -> new AtomicInteger()).incrementAndGet(); }
+    @Override public void bindingDrift(String kind) { drift.computeIfAbsent(kind, k -> new AtomicInteger()).incrementAndGet(); }
 
     int repaired(String action) { return repaired.getOrDefault(action, new AtomicInteger()).get(); }
+
+    int drift(String kind) { return drift.getOrDefault(kind, new AtomicInteger()).get(); }
 }

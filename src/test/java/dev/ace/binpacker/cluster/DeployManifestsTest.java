@@ -72,7 +72,7 @@ class DeployManifestsTest {
         assertEquals("v1alpha1", version.path("name").asText());
         List<String> columns = new ArrayList<>();
         version.path("additionalPrinterColumns").forEach(c -> columns.add(c.path("name").asText()));
-        assertEquals(List.of("Node", "GPUs", "Allocatable", "Free", "Held", "Pending", "Foreign", "Age"), columns);
+        assertEquals(List.of("Node", "GPUs", "Allocatable", "Free", "Held", "Pending", "Confirmed", "Foreign", "Age"), columns);
         assertEquals("[\"pending\",\"bound\"]",
                 version.at("/schema/openAPIV3Schema/properties/spec/properties/entries/items/properties/state/enum").toString());
         String clusterRules = kind(docs, "ClusterRole").at("/rules").toString();

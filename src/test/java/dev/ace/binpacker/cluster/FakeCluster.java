@@ -154,7 +154,7 @@ final class FakeCluster {
                 faults.ledgerWriteFailBefore--;
                 throw new IllegalStateException("HTTP 500 on gpuledgers/" + doc.node());
             }
-            LedgerDoc stored = new LedgerDoc(doc.node(), nextRv(), doc.capacity(), doc.entries());
+            LedgerDoc stored = new LedgerDoc(doc.node(), nextRv(), doc.capacity(), doc.entries(), doc.reportGeneration());
             docs.put(doc.node(), stored);
             emit(new Watch.DocUp(stored));
             if (faults.ledgerWriteFailAfter > 0) {

@@ -65,7 +65,7 @@ class LedgerRulesTest {
                 bound("uid-3", "other", null, "e2", 2),              // carries e2 but is not its owner: counted
                 bound("uid-4", "db-0-copy", null, "e1", 4),          // a copy of db-0's annotation: counted, reported
                 bound("uid-5", "job", null, null, 3));               // a pod ACE never saw: counted
-        NodeUsage.Result r = NodeUsage.of(NODE, pods, l);
+        NodeUsage.Result r = NodeUsage.of(NODE, pods, l, null);
         assertEquals(List.of("uid-3", "uid-4", "uid-5"), r.holdings().stream().map(Holding::key).toList());
         assertEquals(List.of("uid-4"), r.copies().stream().map(PodFacts::uid).toList());
     }
@@ -107,15 +107,20 @@ class LedgerRulesTest {
     @Test
     void a_gpu_ledger_object_carries_entries_and_the_counts_kubectl_prints() {
         LedgerCodec codec = new LedgerCodec(Json.newMapper());
-        Reservation held = entry("h", GpuBoard.mask(0, 1, 2, 3), new Reservation.Owner("r1", "ml", "db-0", "uid-1"));
-        Reservation pending = entry("p", GpuBoard.mask(4, 5), new Reservation.Owner("r2", "ml", "llama-", null));
-        LedgerDoc doc = new LedgerDoc(NODE, "7", new LedgerDoc.Capacity(8, 8, 1), List.of(held, pending));
+        Reservation held = entry("h", GpuBoard.mask(0, 1, 2, 3), new Reservation.Owner("r1", "ml", "db-0", "uid-1"))
+                .rekeyed(GpuBoard.mask(4, 5, 6, 7), true); // the node agent reported its pod on 4-7
+        Reservation pending = entry("p", GpuBoard.mask(0, 1), new Reservation.Owner("r2", "ml", "llama-", null));
+        LedgerDoc doc = new LedgerDoc(NODE, "7", new LedgerDoc.Capacity(8, 8, 1), List.of(held, pending), 12);
         var object = Json.newMapper().valueToTree(codec.write(doc));
         assertEquals("GpuLedger", object.path("kind").asText());
         assertEquals(NODE, object.at("/metadata/name").asText());
         assertEquals("bound", object.at("/spec/entries/0/state").asText());
-        assertEquals("[4,5]", object.at("/spec/entries/1/gpus").toString());
-        assertEquals("{\"gpus\":8,\"allocatable\":8,\"held\":4,\"pending\":2,\"foreign\":1,\"free\":1}", object.path("status").toString());
+        assertTrue(object.at("/spec/entries/0/exact").asBoolean(), "the confirmed entry says so");
+        assertTrue(object.at("/spec/entries/1/exact").isMissingNode(), "ACE's plan is not marked exact");
+        assertEquals(12, object.at("/spec/reportGeneration").asLong());
+        assertEquals("[0,1]", object.at("/spec/entries/1/gpus").toString());
+        assertEquals("{\"gpus\":8,\"allocatable\":8,\"held\":4,\"pending\":2,\"confirmed\":4,\"foreign\":1,\"free\":1}",
+                object.path("status").toString());
         assertEquals(doc, codec.read(codec.write(doc)));
     }
 }

@@ -19,10 +19,14 @@ import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 
 /**
- * The randomised soak: two replicas over a deterministic fake API, thousands of steps per seed. After
- * every step: no GPU is held by two bound pods, the ledger never exceeds what a node offers, and every
- * pod ACE pinned is bound, gated or decided again within a bound. At the end, with the faults off and
- * every pod gone, nothing is left held anywhere. Longer runs: {@code -Dace.soak.steps=50000 -Dace.soak.seeds=20}.
+ * The randomised soak: two replicas over a deterministic fake API whose kubelets pick devices their own
+ * way and report them ({@link SoakKubelet}), thousands of steps per seed. After every step: no GPU is
+ * handed to two pods by a kubelet or held by two ledger entries, the ledger never exceeds what a node
+ * offers, and every pod ACE pinned is bound, gated or decided again within a bound. After every pass of
+ * a leader that had seen everything: the ledger holds for every started pod exactly the GPUs its node
+ * reported, and no entry of a pod not started sits on GPUs a started pod holds. At the end, with the
+ * faults off and every pod gone, nothing is left held anywhere. Longer runs:
+ * {@code -Dace.soak.steps=50000 -Dace.soak.seeds=20}.
  */
 class LedgerSoakTest {
     private static final int STEPS = Integer.getInteger("ace.soak.steps", 2_500);
@@ -45,6 +49,7 @@ class LedgerSoakTest {
                     for (int step = 0; step < STEPS; step++) {
                         s.step();
                         check(s, pinnedSince);
+                        if (s.applied) checkLedgerFollowsTheNodes(s, totals);
                     }
                     s.heal();
                     checkNothingLeaks(s);
@@ -55,6 +60,8 @@ class LedgerSoakTest {
                 totals.merge("deleted-by-ace", s.c.deletedByAce.size(), Integer::sum);
                 totals.merge("max-pods", s.maxPods, Math::max);
                 totals.merge("gate-released", s.c.gateReleases, Integer::sum);
+                totals.merge("kubelet-rejected", s.kubelet.rejected, Integer::sum);
+                for (Replica r : s.replicas) r.metrics.drift.forEach((k, v) -> totals.merge("drift-" + k, v.get(), Integer::sum));
             }
         } finally {
             quiet.setLevel(before);
@@ -63,31 +70,30 @@ class LedgerSoakTest {
         // The run must have exercised what it claims to: placements, gate releases, repairs, faults, stale leaders.
         int placed = totals.getOrDefault("admit-placed", 0) + totals.getOrDefault("gate-released", 0);
         assertTrue(placed > SEEDS * STEPS / 50, "too few placements to mean anything: " + totals);
-        for (String k : new String[] {"admit-gated", "admit-failed-open", "deleted-by-ace", "fault", "stale-leader", "foreign"}) {
+        for (String k : new String[] {"admit-gated", "admit-failed-open", "deleted-by-ace", "fault", "stale-leader", "foreign",
+                "drift-moved", "ledger-checked"}) {
             assertTrue(totals.getOrDefault(k, 0) > 0, "the soak never did " + k + ": " + totals);
         }
+        assertEquals(0, totals.getOrDefault("kubelet-rejected", 0), "the scheduler bound a pod its kubelet had no devices for");
     }
 
     private static void check(Soak s, Map<String, Long> pinnedSince) {
         FakeCluster c = s.c;
-        Map<String, Long> held = new HashMap<>();
         Map<String, Integer> requested = new HashMap<>();
         Set<String> stillPinned = new HashSet<>();
+        for (String node : c.nodes.keySet()) {
+            long prior = 0;
+            for (long m : s.kubelet.devices(node).values()) {
+                if ((prior & m) != 0) fail("a kubelet handed a GPU to two pods on " + node + ": " + s.kubelet.devices(node));
+                prior |= m;
+            }
+        }
         for (Pod p : c.pods.values()) {
             String phase = p.getStatus().getPhase();
             boolean terminal = "Succeeded".equals(phase) || "Failed".equals(phase);
             String node = p.getSpec().getNodeName();
             Optional<Reservation> told = told(c, p);
-            if (node != null && !terminal) {
-                requested.merge(node, dev.ace.binpacker.workload.GpuCount.held(p.getSpec()), Integer::sum);
-                if (told.isPresent() && told.get().node().equals(node)) {
-                    long prior = held.getOrDefault(node, 0L);
-                    if ((prior & told.get().gpuMask()) != 0) {
-                        fail("GPU held by two bound pods on " + node + ": " + p.getMetadata().getName() + " holds " + told.get());
-                    }
-                    held.put(node, prior | told.get().gpuMask());
-                }
-            }
+            if (node != null && !terminal) requested.merge(node, dev.ace.binpacker.workload.GpuCount.held(p.getSpec()), Integer::sum);
             boolean pinnedUnbound = node == null && !terminal && told.isPresent() && !Soak.gated(p) && p.getMetadata().getDeletionTimestamp() == null;
             if (pinnedUnbound) {
                 String uid = p.getMetadata().getUid();
@@ -116,6 +122,39 @@ class LedgerSoakTest {
             assertTrue(sum <= allocatable, "the ledger holds " + sum + " GPUs on " + name + ", which offers " + allocatable);
         }
     }
+
+    /**
+     * After a leader's pass that saw every event: each entry whose pod the node reports (as the leader's
+     * view shows it) holds exactly the reported GPUs; any other entry holds none of the GPUs started pods
+     * hold or the node does not offer. A ledger object that applied a newer report than the leader's view
+     * has (a previous leader did) is left alone.
+     */
+    private static void checkLedgerFollowsTheNodes(Soak s, Map<String, Integer> totals) {
+        Replica leader = s.replicas[s.leader];
+        for (LedgerDoc doc : s.c.docs.values()) {
+            Optional<dev.ace.binpacker.truth.NodeReport> seen = leader.view.report(doc.node());
+            if (seen.isEmpty() || doc.reportGeneration() > seen.get().generation()) continue;
+            var report = seen.get();
+            long started = 0;
+            for (var p : report.pods()) started |= p.gpus();
+            long offLimits = started | (((1L << report.gpuCount()) - 1) & ~report.healthy());
+            for (Reservation e : doc.entries()) {
+                Optional<PodFacts> pod = e.owner().podUid() == null ? Optional.empty() : leader.view.pods().get(e.owner().podUid())
+                        .filter(f -> !f.terminal() && doc.node().equals(f.nodeName()));
+                Optional<dev.ace.binpacker.truth.NodeReport.PodDevices> truth = pod.flatMap(f -> report.pod(f.namespace(), f.name()));
+                if (truth.isPresent()) {
+                    assertEquals(truth.get().gpus(), e.gpuMask(), "entry " + e + " on " + doc.node() + " after the leader applied " + report);
+                    assertTrue(e.exact(), "confirmed entry " + e + " is marked exact");
+                    totals.merge("ledger-checked", 1, Integer::sum);
+                } else if (!(e.owner().podUid() == null && s.c.pods.values().stream().anyMatch(p -> e.id().equals(idOf(s.c, p))
+                        && doc.node().equals(p.getSpec().getNodeName())))) {
+                    assertEquals(0, e.gpuMask() & offLimits, "entry " + e + " of a pod not started sits on GPUs the node gave away: " + report);
+                }
+            }
+        }
+    }
+
+    private static String idOf(FakeCluster c, Pod p) { return told(c, p).map(Reservation::id).orElse(null); }
 
     private static Optional<Reservation> told(FakeCluster c, Pod p) {
         var a = p.getMetadata().getAnnotations();

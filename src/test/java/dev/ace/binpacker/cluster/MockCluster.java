@@ -89,6 +89,19 @@ final class MockCluster implements AutoCloseable {
                 "{\"status\":{\"allocatable\":{\"" + AceKeys.GPU + "\":\"" + gpus + "\"}}}");
     }
 
+    /** The node agent publishing what the kubelet reports, as it does: a merge patch of its own annotation on its Node. */
+    void agentReports(String node, dev.ace.binpacker.truth.NodeReport r) {
+        var patch = json.createObjectNode();
+        patch.putObject("metadata").putObject("annotations").put(AceKeys.GPU_ALLOCATION, NodeReportJson.write(r));
+        client.nodes().withName(node).patch(PatchContext.of(PatchType.JSON_MERGE), patch.toString());
+    }
+
+    /** Events recorded on a pod, as {@code reason: message}. */
+    List<String> events(String namespace, String pod) {
+        return client.v1().events().inNamespace(namespace).list().getItems().stream()
+                .filter(e -> pod.equals(e.getInvolvedObject().getName())).map(e -> e.getReason() + ": " + e.getMessage()).toList();
+    }
+
     private void merge(Pod p, String patch) {
         client.pods().inNamespace(p.getMetadata().getNamespace()).withName(p.getMetadata().getName())
                 .patch(PatchContext.of(PatchType.JSON_MERGE), patch);

@@ -34,6 +34,7 @@ final class Replica {
     final Reconciler reconciler;
     final AdmissionEngine engine;
     final AtomicLong conflicts = new AtomicLong();
+    final CountingMetrics metrics = new CountingMetrics();
     private final ObjectMapper json;
     private final ReviewCodec codec;
 
@@ -45,9 +46,10 @@ final class Replica {
         LocalView[] v = new LocalView[1];
         SharedLedger shared = new SharedLedger(store, n -> v[0].capacity(n), conflicts::incrementAndGet);
         this.allocator = new Allocator(new ClusterState(), PackerConfig.defaults(), shared);
-        this.view = new LocalView(() -> allocator, new PodCache(), pending, Metrics.NOOP, json);
+        this.view = new LocalView(() -> allocator, new PodCache(), pending, Metrics.NOOP, json,
+                new NodeReports(config.emptyReportGraceMillis(), clock));
         v[0] = view;
-        this.reconciler = new Reconciler(view, shared, api, Metrics.NOOP, json, config, clock, clock);
+        this.reconciler = new Reconciler(view, shared, api, metrics, json, config, clock, clock);
         this.engine = new AdmissionEngine(new PodPolicy(() -> allocator, PolicyConfig.defaults(), pending, json, false),
                 ns -> modes.getOrDefault(ns, NamespaceMode.ENFORCE), Metrics.NOOP, json, clock);
     }

@@ -15,14 +15,16 @@ import java.util.Random;
 
 /**
  * One seeded run of two replicas over {@link FakeCluster}: random admissions on either replica, pods
- * ACE never sees, binds, deletions, completions, StatefulSet-style re-creations, dropped watches,
- * lost and stale leaders, and API faults. {@link LedgerSoakTest} checks the invariants after every step.
+ * ACE never sees, binds, kubelets that pick devices their own way with agents that report them
+ * ({@link SoakKubelet}), deletions, completions, StatefulSet-style re-creations, dropped watches, lost
+ * and stale leaders, and API faults. {@link LedgerSoakTest} checks the invariants after every step.
  */
 final class Soak {
     static final ReconcilerConfig CONFIG = new ReconcilerConfig(120_000, 5_000, 3_000);
 
     final long seed;
     final FakeCluster c;
+    final SoakKubelet kubelet;
     final Replica[] replicas = new Replica[2];
     final Watch[] watches = new Watch[2];
     final Random rnd;
@@ -30,12 +32,15 @@ final class Soak {
     final Map<String, Integer> stats = new HashMap<>();
     int leader;
     int maxPods;
+    /** The last step was a leader's pass with its view caught up and no fault hit: it applied every node's report. */
+    boolean applied;
     private int requests;
 
     Soak(long seed) {
         this.seed = seed;
         this.rnd = new Random(seed);
         this.c = new FakeCluster(seed);
+        this.kubelet = new SoakKubelet(c, seed);
         Map<String, NamespaceMode> modes = Map.of("batch", NamespaceMode.EXEMPT);
         for (int i = 0; i < replicas.length; i++) {
             replicas[i] = new Replica("r" + i, c.ledger, c.podApi, c.json, CONFIG, c.clock::get, modes);
@@ -50,15 +55,17 @@ final class Soak {
 
     void step() {
         maxPods = Math.max(maxPods, c.pods.size());
+        applied = false;
         c.clock.addAndGet(100 + rnd.nextInt(900));
         int a = rnd.nextInt(100);
         if (a < 11) admit();
         else if (a < 18) foreign();
         else if (a < 40) deliver();
-        else if (a < 52) note("schedule " + FakeScheduler.schedule(c));
+        else if (a < 52) schedule();
         else if (a < 64) reconcile(leader, true);
-        else if (a < 79) deleteOrComplete();
-        else if (a < 83) note("kubelets finish").kubeletsFinish();
+        else if (a < 77) deleteOrComplete();
+        else if (a < 80) note("kubelets finish").kubeletsFinish();
+        else if (a < 83) agents();
         else if (a < 89) fault();
         else if (a < 92) changeLeader();
         else if (a < 94) reconcile(1 - leader, false);
@@ -115,6 +122,17 @@ final class Soak {
         note("foreign " + created.getMetadata().getName() + " " + gpus + " GPUs" + (created.getSpec().getNodeName() == null ? "" : " on " + created.getSpec().getNodeName()));
     }
 
+    private void schedule() {
+        note("schedule " + FakeScheduler.schedule(c));
+        if (rnd.nextBoolean()) agents(); // the kubelet starts what was bound; the agent reports it, now or on a later round
+    }
+
+    private void agents() {
+        int before = kubelet.reports;
+        kubelet.sync();
+        note("agents report " + (kubelet.reports - before));
+    }
+
     private void deliver() {
         int to = rnd.nextInt(10) < 6 ? leader : 1 - leader;
         int n = rnd.nextBoolean() ? Integer.MAX_VALUE : 1 + rnd.nextInt(8);
@@ -123,11 +141,18 @@ final class Soak {
 
     private void reconcile(int r, boolean leads) {
         note((leads ? "reconcile" : "stale-leader") + " r" + r);
+        boolean caughtUp = watches[r].queue.isEmpty() && armed() == 0;
         try {
             replicas[r].reconciler.reconcile(() -> true);
+            applied = leads && caughtUp && armed() == 0;
         } catch (RuntimeException e) { // as ControlLoop: a failed pass is retried by the next one
             note("reconcile-failed " + e.getMessage());
         }
+    }
+
+    private int armed() {
+        return c.faults.ledgerWriteFailBefore + c.faults.ledgerWriteFailAfter + c.faults.podPatchFailBefore
+                + c.faults.podPatchFailAfter + c.faults.podReadFail;
     }
 
     private void deleteOrComplete() {
@@ -179,6 +204,7 @@ final class Soak {
         c.faults.podReadFail = 0;
         new ArrayList<>(c.pods.keySet()).forEach(c::deleteByUser);
         c.kubeletsFinish();
+        kubelet.sync();
         for (int round = 0; round < 6; round++) {
             for (Watch w : watches) w.deliverAll();
             c.clock.addAndGet(CONFIG.pendingTtlMillis() / 2);

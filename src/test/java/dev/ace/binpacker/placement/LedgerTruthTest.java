@@ -50,6 +50,31 @@ class LedgerTruthTest {
     }
 
     @Test
+    void a_pod_the_node_reported_keeps_its_real_gpus_even_when_a_pod_charged_by_rule_comes_first() {
+        Allocator a = hgx(ReservationStore.IN_MEMORY);
+        long byRule = assertInstanceOf(PlacementResult.Placed.class, hgx(ReservationStore.IN_MEMORY).place(tp(2), true, 0).result()).gpuMask();
+        // "a-..." sorts first and has no report; "b-..." runs on exactly the GPUs the rule would give "a-..."
+        a.observe("hgx-0", 8, List.of(new Holding("a-unreported", 2), new Holding("b-reported", 2, byRule)));
+        assertEquals(byRule, a.ledger().get("observed/b-reported").orElseThrow().gpuMask(), "charged where the node says it runs");
+        assertEquals(0, a.ledger().get("observed/a-unreported").orElseThrow().gpuMask() & byRule, "the other is charged around it");
+        assertEquals(0, a.state().overcommit(0));
+    }
+
+    @Test
+    void gpus_the_node_reports_unhealthy_leave_capacity_exactly_and_come_back_when_healthy() {
+        Allocator a = hgx(ReservationStore.IN_MEMORY);
+        a.observe("hgx-0", 7, GpuBoard.mask(2), List.of());
+        assertEquals(GpuBoard.mask(2), a.ledger().get("shortfall/hgx-0").orElseThrow().gpuMask());
+        assertEquals(GpuBoard.mask(4, 5, 6, 7), assertInstanceOf(PlacementResult.Placed.class, a.place(tp(4), true, 0).result()).gpuMask());
+        a.observe("hgx-0", 8, GpuBoard.mask(2, 3), List.of());
+        assertEquals(GpuBoard.mask(2, 3), a.ledger().get("shortfall/hgx-0").orElseThrow().gpuMask(),
+                "the report outranks an allocatable that has not caught up yet");
+        a.observe("hgx-0", 8, 0L, List.of());
+        assertTrue(a.ledger().get("shortfall/hgx-0").isEmpty());
+        assertEquals(0xffL, free(a));
+    }
+
+    @Test
     void allocatable_below_the_board_holds_the_rest_so_a_tp8_no_longer_fits() {
         Allocator a = hgx(ReservationStore.IN_MEMORY);
         a.observe("hgx-0", 6, List.of());

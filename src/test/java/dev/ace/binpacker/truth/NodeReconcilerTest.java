@@ -117,6 +117,29 @@ class NodeReconcilerTest {
     }
 
     @Test
+    @DisplayName("A100 PCIe bridged pairs: ACE put a 1-GPU pod next to a used GPU, the kubelet gave it a GPU of the whole pair: split_pair")
+    void splitPairWhereAceChoseTheBrokenOne() throws Exception {
+        GpuBoard board = a100PciePairs();
+        NodeReport node = report(board, holds("other", 2), holds("single", 0));
+        Reconciliation r = NodeReconciler.reconcile(board, List.of(ace("single", 1, 3)), node);
+        assertEquals(List.of(Drift.Kind.MOVED, Drift.Kind.SPLIT_PAIR, Drift.Kind.UNSEEN_POD), r.drift().stream().map(Drift::kind).toList());
+        assertEquals(new Drift(Drift.Kind.SPLIT_PAIR, "res-single", "ml", "single", GpuBoard.mask(3), GpuBoard.mask(0)), r.drift().get(1));
+        assertEquals("ACE chose GPU 3 on n, next to a GPU already in use; the node gave 0 and broke a whole NVLink pair"
+                + " (NVIDIA/k8s-device-plugin#1193)", DriftText.of(r.drift().get(1), "n", board));
+        assertLedgerEqualsReport(r, node);
+    }
+
+    @Test
+    @DisplayName("A100 PCIe bridged pairs: a 1-GPU pod moved onto the lone GPU of another broken pair split nothing")
+    void movedWithinBrokenPairsIsNoSplit() throws Exception {
+        GpuBoard board = a100PciePairs();
+        NodeReport node = report(board, holds("other", 2), holds("another", 0), holds("single", 1));
+        Reconciliation r = NodeReconciler.reconcile(board, List.of(ace("single", 1, 3)), node);
+        assertEquals(1, r.count(Drift.Kind.MOVED));
+        assertEquals(0, r.count(Drift.Kind.SPLIT_PAIR));
+    }
+
+    @Test
     @DisplayName("H100 NVL pairs: a TP2 pod the kubelet gave a non-clique set is flagged, and the next TP2 gets a true pair")
     void tp2OnNonCliqueH100Nvl() {
         NodeReport node = report(H100_NVL_8, holds("tp2", 1, 2));

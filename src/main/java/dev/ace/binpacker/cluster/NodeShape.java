@@ -1,0 +1,30 @@
+package dev.ace.binpacker.cluster;
+
+import dev.ace.binpacker.workload.AceKeys;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Taint;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What of a Node the packer's view is made of: its labels (pool, GFD board facts, Topology Manager
+ * policy), its {@code ace.dev/topology} matrix, its taints and its allocatable GPUs ({@link NodeMapper}
+ * reads nothing else). Most Node updates change none of it: the kubelet's status writes, and the node
+ * agent's {@code ace.dev/gpu-allocation} on every pod start and stop. When the shape is equal the node is
+ * not mapped again (no topology parse) and not upserted (the packer's index does not regroup it).
+ */
+record NodeShape(Map<String, String> labels, String topology, List<Taint> taints, int allocatable) {
+    static NodeShape of(Node node) {
+        var meta = node.getMetadata();
+        Map<String, String> annotations = meta.getAnnotations() == null ? Map.of() : meta.getAnnotations();
+        List<Taint> taints = node.getSpec() == null || node.getSpec().getTaints() == null ? List.of() : List.copyOf(node.getSpec().getTaints());
+        return new NodeShape(meta.getLabels() == null ? Map.of() : Map.copyOf(meta.getLabels()), annotations.get(AceKeys.TOPOLOGY),
+                taints, LocalView.allocatable(node));
+    }
+
+    /** The node agent's report annotation, or null. */
+    static String report(Node node) {
+        Map<String, String> a = node.getMetadata().getAnnotations();
+        return a == null ? null : a.get(AceKeys.GPU_ALLOCATION);
+    }
+}

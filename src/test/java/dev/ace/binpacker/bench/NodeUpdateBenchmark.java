@@ -1,0 +1,96 @@
+package dev.ace.binpacker.bench;
+
+import dev.ace.binpacker.admission.Json;
+import dev.ace.binpacker.admission.PendingDemand;
+import dev.ace.binpacker.cluster.LocalView;
+import dev.ace.binpacker.cluster.NodeListLoader;
+import dev.ace.binpacker.cluster.NodeReportJson;
+import dev.ace.binpacker.cluster.NodeReports;
+import dev.ace.binpacker.cluster.PodCache;
+import dev.ace.binpacker.observability.Metrics;
+import dev.ace.binpacker.placement.Allocator;
+import dev.ace.binpacker.placement.ClusterState;
+import dev.ace.binpacker.placement.PackerConfig;
+import dev.ace.binpacker.topology.GpuBoard;
+import dev.ace.binpacker.topology.TopologyManagerPolicy;
+import dev.ace.binpacker.truth.NodeReport;
+import dev.ace.binpacker.workload.AceKeys;
+import io.fabric8.kubernetes.api.model.Node;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * What one Node update costs a replica's view, on a 1,000-node HGX fleet whose nodes carry the agent's
+ * {@code ace.dev/topology} matrix: {@code reportOnly} is the update every pod start and stop causes (only
+ * {@code ace.dev/gpu-allocation} changed: parsed, the node's usage counted again); {@code unchanged} is a
+ * kubelet status write ACE reads nothing of; {@code relabelled} changes a label, so the node is mapped
+ * (matrix parsed) and upserted again, which every update cost before. Run: {@code bench/jmh.sh NodeUpdateBenchmark}.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.SampleTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(1)
+public class NodeUpdateBenchmark {
+    private static final int NODES = 1_000;
+
+    private LocalView view;
+    private Node[] reports;
+    private Node[] labels;
+    private int i;
+
+    @Setup(Level.Trial)
+    public void setUp() throws Exception {
+        Allocator allocator = new Allocator(new ClusterState(), PackerConfig.defaults());
+        view = new LocalView(() -> allocator, new PodCache(), new PendingDemand(Metrics.NOOP), Metrics.NOOP, Json.newMapper(),
+                new NodeReports(120_000, () -> System.nanoTime() / 1_000_000));
+        Node template = NodeListLoader.demo().stream().filter(n -> n.getMetadata().getName().equals("hgx-h100-0")).findFirst().orElseThrow();
+        String matrix = Files.readString(Path.of("tests/fixtures/topology/h100-sxm-8gpu-stas00.txt"));
+        for (int n = 0; n < NODES; n++) view.nodeChanged(node(template, "hgx-" + n, matrix, report(1, 0x0fL), "a"));
+        reports = new Node[] {node(template, "hgx-7", matrix, report(2, 0xf0L), "a"), node(template, "hgx-7", matrix, report(3, 0x0fL), "a")};
+        labels = new Node[] {node(template, "hgx-9", matrix, report(1, 0x0fL), "b"), node(template, "hgx-9", matrix, report(1, 0x0fL), "a")};
+    }
+
+    private static String report(long generation, long gpus) {
+        return NodeReportJson.write(new NodeReport(generation, null, TopologyManagerPolicy.NONE, 8, GpuBoard.mask(0, 1, 2, 3, 4, 5, 6, 7),
+                List.of(new NodeReport.PodDevices("ml", "vllm-0", gpus, 0, 0)), List.of()));
+    }
+
+    private static Node node(Node template, String name, String matrix, String report, String rack) {
+        Node n = Json.newMapper().convertValue(template, Node.class);
+        n.getMetadata().setName(name);
+        Map<String, String> labels = new HashMap<>(n.getMetadata().getLabels());
+        labels.put(AceKeys.HOSTNAME, name);
+        labels.put("example.com/rack", rack);
+        n.getMetadata().setLabels(labels);
+        n.getMetadata().setAnnotations(Map.of(AceKeys.TOPOLOGY, matrix, AceKeys.GPU_ALLOCATION, report));
+        n.setStatus(new io.fabric8.kubernetes.api.model.NodeStatusBuilder()
+                .addToAllocatable(AceKeys.GPU, new io.fabric8.kubernetes.api.model.Quantity("8")).build());
+        return n;
+    }
+
+    @Benchmark
+    public void reportOnly() { view.nodeChanged(reports[i++ & 1]); }
+
+    @Benchmark
+    public void unchanged() { view.nodeChanged(labels[1]); }
+
+    @Benchmark
+    public void relabelled() { view.nodeChanged(labels[i++ & 1]); }
+}
