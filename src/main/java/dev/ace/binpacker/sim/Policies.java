@@ -9,8 +9,11 @@ public final class Policies {
     public static Policy create(String name, SimContext c) {
         return switch (name) {
             case "random" -> new RandomPolicy(c);
+            case "random-kube" -> new RandomPolicy(c).withKubeDefaults();
             case "best-fit" -> new BestFitPolicy(c);
+            case "best-fit-kube" -> new BestFitPolicy(c).withKubeDefaults();
             case "fgd" -> new FgdPolicy(c);
+            case "fgd-kube" -> new FgdPolicy(c).withKubeDefaults();
             case "dot-prod" -> new DotProdPolicy(c);
             case "packing" -> new PackingPolicy(c);
             case "clustering" -> new ClusteringPolicy(c);
