@@ -88,7 +88,7 @@ final class BackgroundPolicy {
             // Reserved outside the allocator lock (with several replicas the commit is an API round trip); another
             // admission may have raced us, so the reserve is checked again on what was really taken.
             o = a.place(t.request(), false, now);
-            int freeNow = a.read(al -> FleetView.free8Cliques(al.state()));
+            int freeNow = a.read(FleetView::free8Cliques);
             if (!o.placed() || freeNow < config.reserveFree8Cliques()) {
                 if (o.placed()) a.release(t.request().id());
                 return Decision.deny(c.workloadClass(), t.who() + " lost a race for the last free NVLink capacity; retry later",
@@ -122,7 +122,7 @@ final class BackgroundPolicy {
         }
         PlacementRequest pr = PlacementRequest.whole(req.uid(), c.workloadClass(), gpus, gpus, List.of(Pool.INFERENCE), constraints)
                 .ownedBy(PodPolicy.owner(req));
-        int before = FleetView.free8Cliques(al.state());
+        int before = FleetView.free8Cliques(al);
         Allocator.Outcome trial = al.place(pr, true, now);
         if (!(trial.result() instanceof PlacementResult.Placed p)) {
             return new Trial(Decision.deny(c.workloadClass(), who + ": no free aligned block of " + gpus + " GPUs on pool inference ("

@@ -1,5 +1,6 @@
 package dev.ace.binpacker.admission;
 
+import dev.ace.binpacker.placement.Allocator;
 import dev.ace.binpacker.placement.ClusterState;
 import dev.ace.binpacker.placement.NodeConstraints;
 import dev.ace.binpacker.placement.NodeInfo;
@@ -13,7 +14,21 @@ import java.util.Set;
 final class FleetView {
     private FleetView() {}
 
-    /** GPU nodes of a pool that the pod's own nodeSelector, affinity and tolerations allow. */
+    /**
+     * True if some GPU node of {@code pool} (any pool when null) is allowed by the pod's own
+     * nodeSelector, affinity and tolerations: from the packer's index groups and its remembered
+     * constraint matches, so a TP admission does not list 12,500 nodes to test emptiness.
+     */
+    static boolean anyAllowed(Allocator al, Pool pool, NodeConstraints c, boolean checkTaints) {
+        return al.packer().anyAllowed(pool, c, checkTaints);
+    }
+
+    /** Free 8-GPU cliques on the inference pool, counted per distinct board state in the packer's index. */
+    static int free8Cliques(Allocator al) {
+        return al.packer().freeCliques(Pool.INFERENCE, 8);
+    }
+
+    /** GPU nodes of a pool that the pod's own nodeSelector, affinity and tolerations allow (reads every node: not for the TP path). */
     static List<NodeInfo> allowed(ClusterState s, Pool pool, NodeConstraints c, boolean checkTaints) {
         List<NodeInfo> out = new ArrayList<>();
         for (int i = 0; i < s.capacity(); i++) {
@@ -61,7 +76,7 @@ final class FleetView {
         return d;
     }
 
-    /** Free 8-GPU cliques on the inference pool (the capacity kept for the largest TP groups), as the metrics count them. */
+    /** Free 8-GPU cliques on the inference pool (the capacity kept for the largest TP groups), node by node, as the metrics count them. */
     static int free8Cliques(ClusterState s) {
         int count = 0;
         for (int i = 0; i < s.capacity(); i++) {

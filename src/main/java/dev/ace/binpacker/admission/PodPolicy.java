@@ -112,7 +112,7 @@ public final class PodPolicy {
     Decision whole(AdmissionRequest req, Classification c, NodeConstraints constraints, List<String> warnings,
                    boolean commit, long now) {
         Allocator a = allocator();
-        boolean inferenceAllowed = a.read(al -> !FleetView.allowed(al.state(), Pool.INFERENCE, constraints, true).isEmpty());
+        boolean inferenceAllowed = a.read(al -> FleetView.anyAllowed(al, Pool.INFERENCE, constraints, true));
         List<Pool> pools = inferenceAllowed ? List.of(Pool.INFERENCE) : List.of(Pool.GENERAL);
         PlacementRequest pr = PlacementRequest.whole(req.uid(), c.workloadClass(), c.gpus(), Math.max(c.tp(), c.gpus()), pools, constraints)
                 .ownedBy(owner(req));

@@ -31,12 +31,18 @@ public final class ClusterState {
 
     public void addListener(Listener l) { listeners.add(l); }
 
-    /** Adds a node with all capacity free, or replaces the static info of a node of that name (capacity kept when the board is unchanged). */
+    /**
+     * Adds a node with all capacity free, or replaces the static info of a node of that name
+     * (capacity kept when the board is unchanged). An update that changes nothing ACE reads (the
+     * kubelet's status heartbeats, most label edits) is a no-op: no listener fires and caches of
+     * node facts stay valid. Boards are interned, so the equality test is cheap.
+     */
     public int upsert(NodeInfo info) {
         Integer existing = byName.get(info.name());
         if (existing != null) {
             int i = existing;
             NodeInfo old = nodes[i];
+            if (old.equals(info)) return i;
             nodes[i] = info;
             long before = freeMask[i];
             if (old.gpuCount() != info.gpuCount()) resetCapacity(i, info);

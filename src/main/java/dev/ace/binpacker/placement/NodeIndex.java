@@ -5,20 +5,25 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Function;
 
 /**
- * Nodes grouped by (pool, board) and, inside a group, by free mask. Two nodes of the same board
- * and free mask score the same for any whole-GPU request, so the packer scores each distinct
- * state once: on a 12,500-node fleet of a few board types that is a few hundred lookups.
+ * Every live node, grouped by (pool, board, tainted) and, inside a group, by free mask. Two nodes
+ * of the same board and free mask score the same for any whole-GPU request, so the packer scores
+ * each distinct state once: on a 12,500-node fleet of a few board types that is a few hundred
+ * lookups. Boards are identities ({@link dev.ace.binpacker.topology.BoardInterner}), so equal
+ * machines share a group and a {@link BoardScorer}; a group that loses its last node is dropped
+ * with its scorer. Nodes without GPUs have a group too (no scorer), so the reasons of an
+ * unschedulable decision are counted per group ({@link IndexReasons}), not per node.
  * Kept current by {@link ClusterState.Listener} callbacks.
  */
 final class NodeIndex implements ClusterState.Listener {
     /** Nodes of one (pool, board, tainted) kind, bucketed by free mask in flat arrays (no iterator on the hot path). */
-    private static final class Group {
+    static final class Group {
         final Pool pool;
+        /** Null for nodes without GPUs. */
         final BoardScorer scorer;
         /** Members have a NoSchedule/NoExecute taint: every pod must be checked against them. */
         final boolean tainted;
@@ -33,6 +38,8 @@ final class NodeIndex implements ClusterState.Listener {
             this.scorer = scorer;
             this.tainted = tainted;
         }
+
+        GpuBoard board() { return scorer == null ? null : scorer.board(); }
 
         void add(long mask, int node) {
             Integer slot = slotOf.get(mask);
@@ -66,18 +73,28 @@ final class NodeIndex implements ClusterState.Listener {
         }
     }
 
+    private record GroupKey(Pool pool, GpuBoard board, boolean tainted) {}
+
     private final ClusterState state;
-    private final Function<GpuBoard, BoardScorer> scorers;
     private final List<Group> groups = new ArrayList<>();
+    private final Map<GroupKey, Group> byKey = new HashMap<>();
+    private final IdentityHashMap<GpuBoard, BoardScorer> scorers = new IdentityHashMap<>();
+    private final ConstraintMatches matches;
     private Group[] groupOf = new Group[16];
     private long[] maskOf = new long[16];
+    private NodeInfo[] infoOf = new NodeInfo[16];
 
-    NodeIndex(ClusterState state, Function<GpuBoard, BoardScorer> scorers) {
+    NodeIndex(ClusterState state) {
         this.state = state;
-        this.scorers = scorers;
+        this.matches = new ConstraintMatches(state);
         for (int i = 0; i < state.capacity(); i++) nodeChanged(i, 0, state.freeMask(i));
         state.addListener(this);
     }
+
+    List<Group> groups() { return groups; }
+
+    /** The scorer of a board some live node has (created on first use). */
+    BoardScorer scorer(GpuBoard board) { return scorers.computeIfAbsent(board, BoardScorer::new); }
 
     @Override
     public void nodeChanged(int i, long oldFree, long newFree) {
@@ -85,56 +102,113 @@ final class NodeIndex implements ClusterState.Listener {
             int n = Math.max(i + 1, groupOf.length * 2);
             groupOf = Arrays.copyOf(groupOf, n);
             maskOf = Arrays.copyOf(maskOf, n);
-        }
-        Group old = groupOf[i];
-        if (old != null) {
-            old.remove(maskOf[i], i);
-            groupOf[i] = null;
+            infoOf = Arrays.copyOf(infoOf, n);
         }
         NodeInfo n = state.node(i);
-        if (n == null || n.board() == null) return;
-        Group g = groupFor(n.pool(), scorers.apply(n.board()), n.taints().stream().anyMatch(Taint::repels));
+        Group g = groupOf[i];
+        if (g != null && n == infoOf[i]) {
+            // capacity moved on a known node: same group, another slot (the hot path of every reserve and release)
+            g.remove(maskOf[i], i);
+            g.add(newFree, i);
+            maskOf[i] = newFree;
+            return;
+        }
+        if (g != null) {
+            g.remove(maskOf[i], i);
+            if (g.members == 0) drop(g);
+            groupOf[i] = null;
+        }
+        infoOf[i] = n;
+        matches.nodeChanged(i);
+        if (n == null) return;
+        g = groupFor(n);
         g.add(newFree, i);
         groupOf[i] = g;
         maskOf[i] = newFree;
     }
 
-    private Group groupFor(Pool pool, BoardScorer scorer, boolean tainted) {
-        for (Group g : groups) if (g.pool == pool && g.scorer == scorer && g.tainted == tainted) return g;
-        Group g = new Group(pool, scorer, tainted);
-        groups.add(g);
+    private Group groupFor(NodeInfo n) {
+        boolean tainted = false;
+        for (Taint t : n.taints()) tainted |= t.repels();
+        GroupKey key = new GroupKey(n.pool(), n.board(), tainted);
+        Group g = byKey.get(key);
+        if (g == null) {
+            g = new Group(n.pool(), n.board() == null ? null : scorer(n.board()), tainted);
+            byKey.put(key, g);
+            groups.add(g);
+        }
         return g;
     }
 
+    private void drop(Group g) {
+        groups.remove(g);
+        byKey.remove(new GroupKey(g.pool, g.board(), g.tainted));
+        if (g.scorer != null && groups.stream().noneMatch(o -> o.scorer == g.scorer)) scorers.remove(g.board());
+    }
+
+    /** Live groups and cached board scorers, for tests that check nothing leaks. */
+    int groupCount() { return groups.size(); }
+
+    int scorerCount() { return scorers.size(); }
+
+    ConstraintMatches.Match matches(NodeConstraints c) { return matches.of(c); }
+
     /** True if some node the request may use has an NVLink clique of its size on its board (free or not). */
     boolean anyBoardWithClique(PlacementRequest r) {
-        boolean unconstrained = r.constraints().isEmpty() && r.gpuModel() == null;
         for (Group g : groups) {
-            if (g.members == 0 || !r.pools().contains(g.pool) || g.scorer.board().largestClique() < r.gpus()) continue;
-            if (unconstrained && !g.tainted) return true;
+            if (g.scorer == null || !r.pools().contains(g.pool) || g.board().largestClique() < r.gpus()) continue;
             for (int slot = 0; slot < g.slots; slot++) {
-                if (firstAllowed(g.nodes[slot], r, false) >= 0) return true;
+                if (firstAllowed(g, slot, r) >= 0) return true;
             }
         }
         return false;
     }
 
+    /** True if some GPU node of {@code pool} (any pool when null) is allowed by the pod's constraints. */
+    boolean anyAllowed(Pool pool, NodeConstraints c, boolean checkTaints) {
+        for (Group g : groups) {
+            if (g.scorer == null || (pool != null && g.pool != pool)) continue;
+            if (c.isEmpty()) {
+                if (!checkTaints || !g.tainted) return true;
+                continue; // no tolerations: every member repels the pod
+            }
+            ConstraintMatches.Match m = matches.of(c);
+            for (int slot = 0; slot < g.slots; slot++) {
+                boolean hit = checkTaints ? nextCommon(g.nodes[slot], m.selected(), m.tolerated(), 0) >= 0
+                        : g.nodes[slot].intersects(m.selected());
+                if (hit) return true;
+            }
+        }
+        return false;
+    }
+
+    /** Free disjoint NVLink cliques of {@code size} GPUs over the pool's nodes, one count per distinct board state. */
+    int freeCliques(Pool pool, int size) {
+        int count = 0;
+        for (Group g : groups) {
+            if (g.scorer == null || g.pool != pool) continue;
+            for (int slot = 0; slot < g.slots; slot++) {
+                count += PoolStats.freeCliques(g.board(), g.masks[slot], size) * g.nodes[slot].cardinality();
+            }
+        }
+        return count;
+    }
+
     PlacementResult.Placed best(PlacementRequest r, boolean clique, PackerConfig config, double[] scratch) {
         DemandMix mix = config.mix();
         int k = r.gpus();
-        boolean unconstrained = r.constraints().isEmpty();
         int bestNode = -1;
         long bestSet = 0;
         double bestDamage = Double.MAX_VALUE;
         int bestRank = Integer.MAX_VALUE;
         int bestLeft = Integer.MAX_VALUE;
         for (Group g : groups) {
-            if (g.members == 0) continue;
+            if (g.scorer == null) continue;
             int rank = r.pools().indexOf(g.pool);
             if (rank < 0) continue;
             if (!config.poolPreferenceStrict()) rank = 0;
-            if (rank > bestRank || g.scorer.board().gpuCount() < k) continue;
-            if (clique && g.scorer.board().largestClique() < k) continue;
+            if (rank > bestRank || g.board().gpuCount() < k) continue;
+            if (clique && g.board().largestClique() < k) continue;
             for (int slot = 0; slot < g.slots; slot++) {
                 long free = g.masks[slot];
                 if (Long.bitCount(free) < k) continue;
@@ -144,7 +218,7 @@ final class NodeIndex implements ClusterState.Listener {
                 int left = Long.bitCount(free) - k;
                 int cmp = compare(rank, damage, left, bestRank, bestDamage, bestLeft);
                 if (cmp > 0) continue;
-                int node = firstAllowed(g.nodes[slot], r, unconstrained && !g.tainted);
+                int node = firstAllowed(g, slot, r);
                 if (node < 0) continue;
                 if (cmp == 0 && node > bestNode) continue;
                 bestNode = node; bestSet = set; bestDamage = damage; bestRank = rank; bestLeft = left;
@@ -162,10 +236,33 @@ final class NodeIndex implements ClusterState.Listener {
         return Integer.compare(left, bLeft);
     }
 
-    private int firstAllowed(BitSet nodes, PlacementRequest r, boolean open) {
-        if (open) return nodes.nextSetBit(0);
-        for (int i = nodes.nextSetBit(0); i >= 0; i = nodes.nextSetBit(i + 1)) {
-            if (Packer.staticallyAllowed(state.node(i), r)) return i;
+    /** Lowest node of a slot the request's own constraints allow, or -1. */
+    private int firstAllowed(Group g, int slot, PlacementRequest r) {
+        BitSet nodes = g.nodes[slot];
+        if (r.gpuModel() != null) {
+            for (int i = nodes.nextSetBit(0); i >= 0; i = nodes.nextSetBit(i + 1)) {
+                if (Packer.staticallyAllowed(state.node(i), r)) return i;
+            }
+            return -1;
+        }
+        if (r.constraints().isEmpty()) return g.tainted ? -1 : nodes.nextSetBit(0);
+        ConstraintMatches.Match m = matches.of(r.constraints());
+        return nextCommon(nodes, m.selected(), m.tolerated(), 0);
+    }
+
+    /** Smallest index >= from set in all three bitsets, or -1 (leapfrogging, no allocation). */
+    static int nextCommon(BitSet a, BitSet b, BitSet c, int from) {
+        int i = a.nextSetBit(from);
+        while (i >= 0) {
+            if (!b.get(i)) {
+                i = b.nextSetBit(i);
+            } else if (!c.get(i)) {
+                i = c.nextSetBit(i);
+            } else {
+                return i;
+            }
+            if (i < 0) return -1;
+            i = a.nextSetBit(i);
         }
         return -1;
     }

@@ -1,12 +1,7 @@
 package dev.ace.binpacker.placement;
 
 import dev.ace.binpacker.topology.GpuBoard;
-import java.util.ArrayList;
-import java.util.EnumMap;
-import java.util.IdentityHashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The online packer: filter nodes (every reason counted), then pick the node and GPU set that
@@ -20,21 +15,32 @@ import java.util.Map;
 public final class Packer {
     private final ClusterState state;
     private final PackerConfig config;
-    private final IdentityHashMap<GpuBoard, BoardScorer> scorers = new IdentityHashMap<>();
     private final NodeIndex index;
     private final double[] scratch = new double[1];
 
     public Packer(ClusterState state, PackerConfig config) {
         this.state = state;
         this.config = config;
-        this.index = new NodeIndex(state, this::scorer);
+        this.index = new NodeIndex(state);
     }
 
     public ClusterState state() { return state; }
 
     public PackerConfig config() { return config; }
 
-    BoardScorer scorer(GpuBoard board) { return scorers.computeIfAbsent(board, BoardScorer::new); }
+    BoardScorer scorer(GpuBoard board) { return index.scorer(board); }
+
+    NodeIndex index() { return index; }
+
+    /**
+     * True if some GPU node of {@code pool} (any pool when null) is allowed by the pod's own
+     * constraints: answered from the index groups, not by reading every node. Call under the
+     * allocator lock.
+     */
+    public boolean anyAllowed(Pool pool, NodeConstraints c, boolean checkTaints) { return index.anyAllowed(pool, c, checkTaints); }
+
+    /** Free disjoint NVLink cliques of {@code size} GPUs on a pool, counted per distinct board state. Call under the allocator lock. */
+    public int freeCliques(Pool pool, int size) { return index.freeCliques(pool, size); }
 
     /** Tells the demand mix what was asked for, so the score follows the real workload. */
     public void observe(PlacementRequest r) {
@@ -173,44 +179,8 @@ public final class Packer {
         return new PlacementResult.Placed(n.name(), node, set, full, domain, damage);
     }
 
-    /** The slow path, taken only when nothing fits: the first failing filter of every node, counted. */
+    /** Taken only when nothing fits: the first failing filter of every node, counted per index group. */
     private PlacementResult.Unschedulable explain(PlacementRequest r, boolean clique) {
-        Map<ReasonCode, Map<String, Integer>> counts = new EnumMap<>(ReasonCode.class);
-        int considered = 0;
-        for (int i = 0; i < state.capacity(); i++) {
-            NodeInfo n = state.node(i);
-            if (n == null) continue;
-            considered++;
-            ReasonCode code;
-            String detail = "";
-            if (!r.pools().contains(n.pool())) {
-                code = ReasonCode.WRONG_POOL; detail = n.pool().label();
-            } else if (!r.constraints().selects(n.labels())) {
-                code = ReasonCode.NOT_SELECTED;
-            } else if (!r.constraints().toleratesAll(n.taints())) {
-                code = ReasonCode.UNTOLERATED_TAINT;
-            } else if (r.gpuModel() != null && !r.gpuModel().equals(n.gpuModel())) {
-                code = ReasonCode.WRONG_GPU_MODEL; detail = r.gpuModel();
-            } else if (n.gpuCount() == 0) {
-                code = ReasonCode.NO_GPUS;
-            } else if (n.gpuCount() < r.gpus()) {
-                code = ReasonCode.TOO_FEW_GPUS; detail = Integer.toString(r.gpus());
-            } else if (clique && n.board().largestClique() < r.gpus()) {
-                code = ReasonCode.NO_CLIQUE_ON_BOARD; detail = Integer.toString(r.gpus());
-            } else if (r.cpuMilli() > 0 && n.cpuMilli() > 0 && state.cpuFree(i) < r.cpuMilli()) {
-                code = ReasonCode.INSUFFICIENT_CPU; detail = r.cpuMilli() + "m";
-            } else if (r.isShare()) {
-                code = ReasonCode.NO_GPU_SHARE; detail = Integer.toString(r.milliPerGpu());
-            } else if (Long.bitCount(state.freeMask(i)) < r.gpus()) {
-                code = ReasonCode.TOO_FEW_FREE_GPUS; detail = Integer.toString(r.gpus());
-            } else {
-                code = ReasonCode.NO_FREE_CLIQUE; detail = Integer.toString(r.gpus());
-            }
-            counts.computeIfAbsent(code, c -> new LinkedHashMap<>()).merge(detail, 1, Integer::sum);
-        }
-        List<PlacementResult.ReasonCount> reasons = new ArrayList<>();
-        counts.forEach((code, byDetail) -> byDetail.forEach((detail, c) -> reasons.add(new PlacementResult.ReasonCount(code, detail, c))));
-        reasons.sort((a, b) -> Integer.compare(b.nodes(), a.nodes()));
-        return new PlacementResult.Unschedulable(considered, reasons);
+        return IndexReasons.explain(state, index, r, clique);
     }
 }
