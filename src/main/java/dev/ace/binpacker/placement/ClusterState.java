@@ -19,6 +19,7 @@ public final class ClusterState {
     private long[] freeMask = new long[16];
     private int[][] milliFree = new int[16][];
     private long[] cpuFree = new long[16];
+    private int[] partial = new int[16];
     private int size;
     private final Map<String, Integer> byName = new HashMap<>();
     private long membership;
@@ -69,6 +70,7 @@ public final class ClusterState {
         freeMask[i] = 0;
         milliFree[i] = new int[0];
         cpuFree[i] = 0;
+        partial[i] = 0;
         membership++;
         fire(i, before, 0L);
         return true;
@@ -80,6 +82,7 @@ public final class ClusterState {
         milliFree[i] = new int[n];
         Arrays.fill(milliFree[i], 1000);
         cpuFree[i] = info.cpuMilli();
+        partial[i] = 0;
     }
 
     private void grow() {
@@ -88,6 +91,7 @@ public final class ClusterState {
         freeMask = Arrays.copyOf(freeMask, n);
         milliFree = Arrays.copyOf(milliFree, n);
         cpuFree = Arrays.copyOf(cpuFree, n);
+        partial = Arrays.copyOf(partial, n);
     }
 
     /** One past the highest node index (holes included). */
@@ -110,6 +114,9 @@ public final class ClusterState {
     public int milliFree(int index, int gpu) { return milliFree[index][gpu]; }
 
     public long cpuFree(int index) { return cpuFree[index]; }
+
+    /** True when every GPU of the node is wholly free or wholly taken (no GPU shared): its free mask says everything. */
+    public boolean wholeGpusOnly(int index) { return partial[index] == 0; }
 
     /** Bumped when a node is added, replaced or removed (not on capacity changes): for caches of node facts. */
     public long membershipVersion() { return membership; }
@@ -139,7 +146,10 @@ public final class ClusterState {
         int[] m = milliFree[index];
         for (long rest = mask; rest != 0; rest &= rest - 1) {
             int g = Long.numberOfTrailingZeros(rest);
+            boolean wasPartial = m[g] > 0 && m[g] < 1000;
             m[g] += milli;
+            boolean isPartial = m[g] > 0 && m[g] < 1000;
+            if (wasPartial != isPartial) partial[index] += isPartial ? 1 : -1;
             if (m[g] >= 1000) freeMask[index] |= 1L << g;
             else freeMask[index] &= ~(1L << g);
         }

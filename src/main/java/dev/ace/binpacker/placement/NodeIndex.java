@@ -194,8 +194,16 @@ final class NodeIndex implements ClusterState.Listener {
         return count;
     }
 
+    /**
+     * The best node and GPU set for a whole-GPU request that takes no CPU: per slot, the board's
+     * memoised best set and TP damage; with fragmentation scoring, plus the fragmentation the
+     * slot's first allowed node would gain ({@link FragmentationScorer#wholeDelta} when its GPUs are
+     * whole, the exact measure otherwise), TP damage weighed at 1000 per GPU as in the scan. Nodes
+     * of one slot share board and free mask; among them the lowest index is taken.
+     */
     PlacementResult.Placed best(PlacementRequest r, boolean clique, PackerConfig config, double[] scratch) {
         DemandMix mix = config.mix();
+        FragmentationScorer frag = config.fragmentation();
         int k = r.gpus();
         int bestNode = -1;
         long bestSet = 0;
@@ -216,10 +224,22 @@ final class NodeIndex implements ClusterState.Listener {
                 if (set == 0) continue;
                 double damage = scratch[0];
                 int left = Long.bitCount(free) - k;
+                int node = -1;
+                if (frag != null) {
+                    // taking k whole GPUs lowers fragmentation by at most 1000 k milli: past that bound no node of the slot can win
+                    if (rank == bestRank && damage * 1000 - 1000.0 * k > bestDamage + 1e-9) continue;
+                    node = firstAllowed(g, slot, r);
+                    if (node < 0) continue;
+                    damage = damage * 1000 + (state.wholeGpusOnly(node)
+                            ? frag.wholeDelta(state, node, Long.bitCount(free), k)
+                            : frag.delta(state, node, set, 1000, 0));
+                }
                 int cmp = compare(rank, damage, left, bestRank, bestDamage, bestLeft);
                 if (cmp > 0) continue;
-                int node = firstAllowed(g, slot, r);
-                if (node < 0) continue;
+                if (frag == null) {
+                    node = firstAllowed(g, slot, r);
+                    if (node < 0) continue;
+                }
                 if (cmp == 0 && node > bestNode) continue;
                 bestNode = node; bestSet = set; bestDamage = damage; bestRank = rank; bestLeft = left;
             }

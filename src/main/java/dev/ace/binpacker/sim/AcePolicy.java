@@ -37,12 +37,6 @@ final class AcePolicy implements Policy {
         this.allocator = new Allocator(c.state(), this.config);
     }
 
-    /** The engine's configuration for a trace replay: defaults plus learned fragmentation scoring. */
-    static PackerConfig openbConfig() { return PackerConfig.defaults().withFragmentation(); }
-
-    /** The engine as the webhook runs it (no fragmentation scoring), for before/after comparisons. */
-    static PackerConfig baseConfig() { return PackerConfig.defaults(); }
-
     @Override
     public boolean place(SimPod pod, String id) {
         return place(pod, id, 1, List.of(Pool.GENERAL));

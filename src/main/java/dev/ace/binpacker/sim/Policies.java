@@ -1,5 +1,6 @@
 package dev.ace.binpacker.sim;
 
+import dev.ace.binpacker.placement.DemandMix;
 import dev.ace.binpacker.placement.PackerConfig;
 
 /** Builds a policy by name for one run. */
@@ -21,8 +22,9 @@ public final class Policies {
             case "k8s-binpack" -> new K8sPolicy(c, K8sPolicy.Mode.BINPACK);
             case "device-plugin" -> new K8sPolicy(c, K8sPolicy.Mode.DEVICE_PLUGIN);
             case "hived" -> new HivedPolicy(c);
-            case "ace" -> new AcePolicy(c, AcePolicy::openbConfig);
-            case "ace-base" -> new AcePolicy(c, AcePolicy::baseConfig);
+            case "ace" -> new AcePolicy(c, PackerConfig::defaults);
+            case "ace-neutral" -> new AcePolicy(c, () -> PackerConfig.defaults().withMix(DemandMix.neutral()));
+            case "ace-nofrag" -> new AcePolicy(c, () -> PackerConfig.defaults().withoutFragmentation());
             default -> throw new IllegalArgumentException("unknown policy '" + name + "'; known: " + String.join(", ", Policy.NAMES));
         };
     }
