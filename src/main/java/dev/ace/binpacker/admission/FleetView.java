@@ -23,6 +23,11 @@ final class FleetView {
         return al.packer().anyAllowed(pool, c, checkTaints);
     }
 
+    /** Pools offered to a whole-GPU inference pod, in order ({@link dev.ace.binpacker.placement.Packer#inferencePools}). */
+    static List<Pool> inferencePools(Allocator al, int gpus, NodeConstraints c) {
+        return al.packer().inferencePools(gpus, c);
+    }
+
     /** Free 8-GPU cliques on the inference pool, counted per distinct board state in the packer's index. */
     static int free8Cliques(Allocator al) {
         return al.packer().freeCliques(Pool.INFERENCE, 8);

@@ -112,8 +112,7 @@ public final class PodPolicy {
     Decision whole(AdmissionRequest req, Classification c, NodeConstraints constraints, List<String> warnings,
                    boolean commit, long now) {
         Allocator a = allocator();
-        boolean inferenceAllowed = a.read(al -> FleetView.anyAllowed(al, Pool.INFERENCE, constraints, true));
-        List<Pool> pools = inferenceAllowed ? List.of(Pool.INFERENCE) : List.of(Pool.GENERAL);
+        List<Pool> pools = a.read(al -> FleetView.inferencePools(al, c.gpus(), constraints));
         PlacementRequest pr = PlacementRequest.whole(req.uid(), c.workloadClass(), c.gpus(), Math.max(c.tp(), c.gpus()), pools, constraints)
                 .ownedBy(owner(req));
         Allocator.Outcome o = a.place(pr, !commit, now);
@@ -143,7 +142,7 @@ public final class PodPolicy {
         Pod m = copy(req.pod());
         PodEdits.addSchedulingGate(m, AceKeys.GATE);
         String text = "waiting for " + c.gpus() + " free GPUs" + (c.gpus() > 1 ? " in one NVLink clique" : "")
-                + " on pool " + pools.get(0).label() + " for " + what + "; " + u.message();
+                + " on pool " + pools.stream().map(Pool::label).collect(java.util.stream.Collectors.joining(" or ")) + " for " + what + "; " + u.message();
         PodEdits.annotate(m, AceKeys.DECISION, text);
         warnings.add("no free NVLink clique of " + c.gpus() + " GPUs now; pod is gated until one frees up");
         if (commit && trackGated) {

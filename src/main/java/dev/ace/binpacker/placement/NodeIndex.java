@@ -182,6 +182,22 @@ final class NodeIndex implements ClusterState.Listener {
         return false;
     }
 
+    /** True if some node of {@code pool} that the pod's constraints allow has an NVLink clique of {@code size} GPUs on its board. */
+    boolean anyCliqueBoard(Pool pool, int size, NodeConstraints c) {
+        for (Group g : groups) {
+            if (g.scorer == null || g.pool != pool || g.board().largestClique() < size) continue;
+            if (c.isEmpty()) {
+                if (!g.tainted) return true;
+                continue;
+            }
+            ConstraintMatches.Match m = matches.of(c);
+            for (int slot = 0; slot < g.slots; slot++) {
+                if (nextCommon(g.nodes[slot], m.selected(), m.tolerated(), 0) >= 0) return true;
+            }
+        }
+        return false;
+    }
+
     /** Free disjoint NVLink cliques of {@code size} GPUs over the pool's nodes, one count per distinct board state. */
     int freeCliques(Pool pool, int size) {
         int count = 0;

@@ -39,6 +39,21 @@ public final class Packer {
      */
     public boolean anyAllowed(Pool pool, NodeConstraints c, boolean checkTaints) { return index.anyAllowed(pool, c, checkTaints); }
 
+    /**
+     * The pools a whole-GPU inference replica of {@code gpus} GPUs is offered, in order: the
+     * inference pool when the pod's constraints allow it, else the general pool; a TP 2 replica
+     * first tries NVLink pairs of the general pool (bridged A100/H100 PCIe boards), so the
+     * inference pool's 8-GPU domains stay whole for TP 4 and TP 8 (issue 10: in protocol B this
+     * removed most of the waiting GPU-hours). Call under the allocator lock.
+     */
+    public List<Pool> inferencePools(int gpus, NodeConstraints c) {
+        List<Pool> pools = new java.util.ArrayList<>(2);
+        if (gpus == 2 && index.anyCliqueBoard(Pool.GENERAL, 2, c)) pools.add(Pool.GENERAL);
+        if (index.anyAllowed(Pool.INFERENCE, c, true)) pools.add(Pool.INFERENCE);
+        if (pools.isEmpty()) pools.add(Pool.GENERAL);
+        return List.copyOf(pools);
+    }
+
     /** Free disjoint NVLink cliques of {@code size} GPUs on a pool, counted per distinct board state. Call under the allocator lock. */
     public int freeCliques(Pool pool, int size) { return index.freeCliques(pool, size); }
 

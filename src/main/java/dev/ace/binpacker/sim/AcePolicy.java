@@ -42,9 +42,15 @@ final class AcePolicy implements Policy {
         return place(pod, id, 1, List.of(Pool.GENERAL));
     }
 
+    /**
+     * {@code pools} is the protocol's suggestion; a TP replica instead gets the pools the webhook
+     * offers ({@link dev.ace.binpacker.placement.Packer#inferencePools}), so protocol B measures what
+     * the webhook does.
+     */
     @Override
     public boolean place(SimPod pod, String id, int tp, List<Pool> pools) {
         if (pod.cpuOnly()) return placeCpuOnly(pod, id);
+        if (tp >= 2) pools = allocator.read(a -> a.packer().inferencePools(pod.numGpu(), NodeConstraints.NONE));
         PlacementRequest r = new PlacementRequest(id, WorkloadClass.UNKNOWN, pod.numGpu(), pod.milli(), tp,
                 pools, constraints(pod.spec()), pod.cpuMilli(), null);
         Allocator.Outcome o = allocator.place(r, false, 0);
