@@ -77,6 +77,37 @@ public final class FragmentationScorer {
     /** Changes whenever the target is rebuilt. */
     public long version() { return version; }
 
+    NodeConstraints shapeConstraints(int s) { return shapes[s].constraints(); }
+
+    long shapeCpu(int s) { return shapes[s].cpu(); }
+
+    String shapeModel(int s) { return shapes[s].model(); }
+
+    /**
+     * {@link #wholeDelta} for every free count 0..{@code gpus} on nodes that admit exactly the
+     * shapes marked in {@code admitted}: what the index uses for a group whose members all admit
+     * the same shapes.
+     */
+    double[] wholeDeltas(boolean[] admitted, int k, int gpus) {
+        double[] out = new double[gpus + 1];
+        for (int free = k; free <= gpus; free++) {
+            int after = free - k;
+            double before = 0, later = 0;
+            for (int s = 0; s < shapes.length; s++) {
+                if (!admitted[s]) {
+                    before += p[s];
+                    later += p[s];
+                } else {
+                    int g = shapes[s].gpus();
+                    if (free < g) before += p[s];
+                    if (after < g) later += p[s];
+                }
+            }
+            out[free] = free == 0 ? 0 : 1000.0 * (after * later - free * before);
+        }
+        return out;
+    }
+
     private void forgetOld() {
         mass = 0;
         counts.values().removeIf(c -> (c[0] /= 2) == 0);

@@ -32,7 +32,7 @@ final class IndexReasons {
 
     private PlacementResult.Unschedulable count(PlacementRequest r, boolean clique) {
         ConstraintMatches.Match m = r.constraints().isEmpty() ? null : index.matches(r.constraints());
-        for (NodeIndex.Group g : index.groups()) {
+        for (IndexGroup g : index.groups()) {
             for (int slot = 0; slot < g.slots; slot++) slot(g, g.masks[slot], g.nodes[slot], m, r, clique);
         }
         List<PlacementResult.ReasonCount> reasons = new ArrayList<>();
@@ -41,7 +41,7 @@ final class IndexReasons {
         return new PlacementResult.Unschedulable(state.liveNodes(), reasons);
     }
 
-    private void slot(NodeIndex.Group g, long free, BitSet nodes, ConstraintMatches.Match m, PlacementRequest r, boolean clique) {
+    private void slot(IndexGroup g, long free, BitSet nodes, ConstraintMatches.Match m, PlacementRequest r, boolean clique) {
         int all = nodes.cardinality();
         if (!r.pools().contains(g.pool)) {
             add(ReasonCode.WRONG_POOL, g.pool.label(), all);
@@ -68,7 +68,7 @@ final class IndexReasons {
     }
 
     /** The first filter after the pod's own constraints, the same for every node of the slot. */
-    private static ReasonCode groupReason(NodeIndex.Group g, PlacementRequest r, boolean clique, long free) {
+    private static ReasonCode groupReason(IndexGroup g, PlacementRequest r, boolean clique, long free) {
         if (g.scorer == null) return ReasonCode.NO_GPUS;
         if (g.board().gpuCount() < r.gpus()) return ReasonCode.TOO_FEW_GPUS;
         if (clique && g.board().largestClique() < r.gpus()) return ReasonCode.NO_CLIQUE_ON_BOARD;
@@ -77,7 +77,7 @@ final class IndexReasons {
         return ReasonCode.NO_FREE_CLIQUE;
     }
 
-    private static String detail(NodeIndex.Group g, PlacementRequest r) {
+    private static String detail(IndexGroup g, PlacementRequest r) {
         return g.scorer == null ? "" : r.isShare() ? Integer.toString(r.milliPerGpu()) : Integer.toString(r.gpus());
     }
 

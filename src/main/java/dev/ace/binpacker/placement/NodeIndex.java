@@ -20,78 +20,28 @@ import java.util.Map;
  * Kept current by {@link ClusterState.Listener} callbacks.
  */
 final class NodeIndex implements ClusterState.Listener {
-    /** Nodes of one (pool, board, tainted) kind, bucketed by free mask in flat arrays (no iterator on the hot path). */
-    static final class Group {
-        final Pool pool;
-        /** Null for nodes without GPUs. */
-        final BoardScorer scorer;
-        /** Members have a NoSchedule/NoExecute taint: every pod must be checked against them. */
-        final boolean tainted;
-        final Map<Long, Integer> slotOf = new HashMap<>();
-        long[] masks = new long[8];
-        BitSet[] nodes = new BitSet[8];
-        int slots;
-        int members;
-
-        Group(Pool pool, BoardScorer scorer, boolean tainted) {
-            this.pool = pool;
-            this.scorer = scorer;
-            this.tainted = tainted;
-        }
-
-        GpuBoard board() { return scorer == null ? null : scorer.board(); }
-
-        void add(long mask, int node) {
-            Integer slot = slotOf.get(mask);
-            if (slot == null) {
-                if (slots == masks.length) {
-                    masks = Arrays.copyOf(masks, slots * 2);
-                    nodes = Arrays.copyOf(nodes, slots * 2);
-                }
-                slot = slots++;
-                masks[slot] = mask;
-                nodes[slot] = new BitSet();
-                slotOf.put(mask, slot);
-            }
-            nodes[slot].set(node);
-            members++;
-        }
-
-        void remove(long mask, int node) {
-            int slot = slotOf.get(mask);
-            nodes[slot].clear(node);
-            members--;
-            if (!nodes[slot].isEmpty()) return;
-            int last = --slots;
-            slotOf.remove(mask);
-            if (slot != last) {
-                masks[slot] = masks[last];
-                nodes[slot] = nodes[last];
-                slotOf.put(masks[slot], slot);
-            }
-            nodes[last] = null;
-        }
-    }
-
     private record GroupKey(Pool pool, GpuBoard board, boolean tainted) {}
 
     private final ClusterState state;
-    private final List<Group> groups = new ArrayList<>();
-    private final Map<GroupKey, Group> byKey = new HashMap<>();
+    private final List<IndexGroup> groups = new ArrayList<>();
+    private final Map<GroupKey, IndexGroup> byKey = new HashMap<>();
     private final IdentityHashMap<GpuBoard, BoardScorer> scorers = new IdentityHashMap<>();
     private final ConstraintMatches matches;
-    private Group[] groupOf = new Group[16];
+    private final GroupFragmentation fragmentation;
+    private IndexGroup[] groupOf = new IndexGroup[16];
     private long[] maskOf = new long[16];
     private NodeInfo[] infoOf = new NodeInfo[16];
+    private boolean[] sharedOf = new boolean[16];
 
     NodeIndex(ClusterState state) {
         this.state = state;
         this.matches = new ConstraintMatches(state);
+        this.fragmentation = new GroupFragmentation(state, matches);
         for (int i = 0; i < state.capacity(); i++) nodeChanged(i, 0, state.freeMask(i));
         state.addListener(this);
     }
 
-    List<Group> groups() { return groups; }
+    List<IndexGroup> groups() { return groups; }
 
     /** The scorer of a board some live node has (created on first use). */
     BoardScorer scorer(GpuBoard board) { return scorers.computeIfAbsent(board, BoardScorer::new); }
@@ -103,18 +53,24 @@ final class NodeIndex implements ClusterState.Listener {
             groupOf = Arrays.copyOf(groupOf, n);
             maskOf = Arrays.copyOf(maskOf, n);
             infoOf = Arrays.copyOf(infoOf, n);
+            sharedOf = Arrays.copyOf(sharedOf, n);
         }
         NodeInfo n = state.node(i);
-        Group g = groupOf[i];
+        IndexGroup g = groupOf[i];
         if (g != null && n == infoOf[i]) {
             // capacity moved on a known node: same group, another slot (the hot path of every reserve and release)
             g.remove(maskOf[i], i);
             g.add(newFree, i);
             maskOf[i] = newFree;
+            boolean shared = !state.wholeGpusOnly(i);
+            if (shared != sharedOf[i]) g.sharedGpuNodes += shared ? 1 : -1;
+            sharedOf[i] = shared;
             return;
         }
         if (g != null) {
             g.remove(maskOf[i], i);
+            if (sharedOf[i]) g.sharedGpuNodes--;
+            if (infoOf[i].cpuMilli() > 0) g.cpuTrackedNodes--;
             if (g.members == 0) drop(g);
             groupOf[i] = null;
         }
@@ -123,25 +79,29 @@ final class NodeIndex implements ClusterState.Listener {
         if (n == null) return;
         g = groupFor(n);
         g.add(newFree, i);
+        sharedOf[i] = !state.wholeGpusOnly(i);
+        if (sharedOf[i]) g.sharedGpuNodes++;
+        if (n.cpuMilli() > 0) g.cpuTrackedNodes++;
         groupOf[i] = g;
         maskOf[i] = newFree;
     }
 
-    private Group groupFor(NodeInfo n) {
+    private IndexGroup groupFor(NodeInfo n) {
         boolean tainted = false;
         for (Taint t : n.taints()) tainted |= t.repels();
         GroupKey key = new GroupKey(n.pool(), n.board(), tainted);
-        Group g = byKey.get(key);
+        IndexGroup g = byKey.get(key);
         if (g == null) {
-            g = new Group(n.pool(), n.board() == null ? null : scorer(n.board()), tainted);
+            g = new IndexGroup(n.pool(), n.board() == null ? null : scorer(n.board()), tainted);
             byKey.put(key, g);
             groups.add(g);
         }
         return g;
     }
 
-    private void drop(Group g) {
+    private void drop(IndexGroup g) {
         groups.remove(g);
+        fragmentation.forget(g);
         byKey.remove(new GroupKey(g.pool, g.board(), g.tainted));
         if (g.scorer != null && groups.stream().noneMatch(o -> o.scorer == g.scorer)) scorers.remove(g.board());
     }
@@ -155,7 +115,7 @@ final class NodeIndex implements ClusterState.Listener {
 
     /** True if some node the request may use has an NVLink clique of its size on its board (free or not). */
     boolean anyBoardWithClique(PlacementRequest r) {
-        for (Group g : groups) {
+        for (IndexGroup g : groups) {
             if (g.scorer == null || !r.pools().contains(g.pool) || g.board().largestClique() < r.gpus()) continue;
             for (int slot = 0; slot < g.slots; slot++) {
                 if (firstAllowed(g, slot, r) >= 0) return true;
@@ -166,7 +126,7 @@ final class NodeIndex implements ClusterState.Listener {
 
     /** True if some GPU node of {@code pool} (any pool when null) is allowed by the pod's constraints. */
     boolean anyAllowed(Pool pool, NodeConstraints c, boolean checkTaints) {
-        for (Group g : groups) {
+        for (IndexGroup g : groups) {
             if (g.scorer == null || (pool != null && g.pool != pool)) continue;
             if (c.isEmpty()) {
                 if (!checkTaints || !g.tainted) return true;
@@ -184,7 +144,7 @@ final class NodeIndex implements ClusterState.Listener {
 
     /** True if some node of {@code pool} that the pod's constraints allow has an NVLink clique of {@code size} GPUs on its board. */
     boolean anyCliqueBoard(Pool pool, int size, NodeConstraints c) {
-        for (Group g : groups) {
+        for (IndexGroup g : groups) {
             if (g.scorer == null || g.pool != pool || g.board().largestClique() < size) continue;
             if (c.isEmpty()) {
                 if (!g.tainted) return true;
@@ -201,7 +161,7 @@ final class NodeIndex implements ClusterState.Listener {
     /** Free disjoint NVLink cliques of {@code size} GPUs over the pool's nodes, one count per distinct board state. */
     int freeCliques(Pool pool, int size) {
         int count = 0;
-        for (Group g : groups) {
+        for (IndexGroup g : groups) {
             if (g.scorer == null || g.pool != pool) continue;
             for (int slot = 0; slot < g.slots; slot++) {
                 count += PoolStats.freeCliques(g.board(), g.masks[slot], size) * g.nodes[slot].cardinality();
@@ -213,49 +173,52 @@ final class NodeIndex implements ClusterState.Listener {
     /**
      * The best node and GPU set for a whole-GPU request that takes no CPU: per slot, the board's
      * memoised best set and TP damage; with fragmentation scoring, plus the fragmentation the
-     * slot's first allowed node would gain ({@link FragmentationScorer#wholeDelta} when its GPUs are
-     * whole, the exact measure otherwise), TP damage weighed at 1000 per GPU as in the scan. Nodes
-     * of one slot share board and free mask; among them the lowest index is taken.
+     * slot's nodes would gain, TP damage weighed at 1000 per GPU as in the scan: from the group's
+     * table when all its nodes admit the same learned shapes ({@link GroupFragmentation}), else for
+     * the slot's first allowed node. Nodes of one slot share board and free mask; among them the
+     * lowest index is taken.
      */
     PlacementResult.Placed best(PlacementRequest r, boolean clique, PackerConfig config, double[] scratch) {
         DemandMix mix = config.mix();
-        FragmentationScorer frag = config.fragmentation();
+        FragmentationScorer frag = config.fragmentation() == null || config.fragmentation().targetSize() == 0 ? null : config.fragmentation();
         int k = r.gpus();
         int bestNode = -1;
         long bestSet = 0;
         double bestDamage = Double.MAX_VALUE;
         int bestRank = Integer.MAX_VALUE;
         int bestLeft = Integer.MAX_VALUE;
-        for (Group g : groups) {
+        for (IndexGroup g : groups) {
             if (g.scorer == null) continue;
             int rank = r.pools().indexOf(g.pool);
             if (rank < 0) continue;
             if (!config.poolPreferenceStrict()) rank = 0;
             if (rank > bestRank || g.board().gpuCount() < k) continue;
             if (clique && g.board().largestClique() < k) continue;
+            double[] table = frag == null ? null : fragmentation.table(g, k, frag);
             for (int slot = 0; slot < g.slots; slot++) {
                 long free = g.masks[slot];
-                if (Long.bitCount(free) < k) continue;
+                int freeCount = Long.bitCount(free);
+                if (freeCount < k) continue;
                 long set = g.scorer.best(free, k, clique, mix, scratch);
                 if (set == 0) continue;
                 double damage = scratch[0];
-                int left = Long.bitCount(free) - k;
+                int left = freeCount - k;
                 int node = -1;
-                if (frag != null) {
+                if (table != null) {
+                    damage = damage * 1000 + table[freeCount];
+                } else if (frag != null) {
                     // taking k whole GPUs lowers fragmentation by at most 1000 k milli: past that bound no node of the slot can win
                     if (rank == bestRank && damage * 1000 - 1000.0 * k > bestDamage + 1e-9) continue;
                     node = firstAllowed(g, slot, r);
                     if (node < 0) continue;
                     damage = damage * 1000 + (state.wholeGpusOnly(node)
-                            ? frag.wholeDelta(state, node, Long.bitCount(free), k)
+                            ? frag.wholeDelta(state, node, freeCount, k)
                             : frag.delta(state, node, set, 1000, 0));
                 }
                 int cmp = compare(rank, damage, left, bestRank, bestDamage, bestLeft);
                 if (cmp > 0) continue;
-                if (frag == null) {
-                    node = firstAllowed(g, slot, r);
-                    if (node < 0) continue;
-                }
+                if (node < 0) node = firstAllowed(g, slot, r);
+                if (node < 0) continue;
                 if (cmp == 0 && node > bestNode) continue;
                 bestNode = node; bestSet = set; bestDamage = damage; bestRank = rank; bestLeft = left;
             }
@@ -273,7 +236,7 @@ final class NodeIndex implements ClusterState.Listener {
     }
 
     /** Lowest node of a slot the request's own constraints allow, or -1. */
-    private int firstAllowed(Group g, int slot, PlacementRequest r) {
+    private int firstAllowed(IndexGroup g, int slot, PlacementRequest r) {
         BitSet nodes = g.nodes[slot];
         if (r.gpuModel() != null) {
             for (int i = nodes.nextSetBit(0); i >= 0; i = nodes.nextSetBit(i + 1)) {

@@ -4,8 +4,12 @@ import dev.ace.binpacker.cluster.NodeListLoader;
 import dev.ace.binpacker.cluster.NodeMapper;
 import dev.ace.binpacker.placement.Allocator;
 import dev.ace.binpacker.placement.ClusterState;
+import dev.ace.binpacker.placement.NodeConstraints;
 import dev.ace.binpacker.placement.PackerConfig;
+import dev.ace.binpacker.placement.PlacementRequest;
+import dev.ace.binpacker.placement.Pool;
 import dev.ace.binpacker.placement.Reservation;
+import dev.ace.binpacker.placement.WorkloadClass;
 import io.fabric8.kubernetes.api.model.Node;
 import java.io.IOException;
 import java.util.List;
@@ -25,7 +29,23 @@ final class ProductionFleet {
         NodeMapper mapper = NodeMapper.standard();
         ClusterState state = new ClusterState();
         for (Node n : read) state.upsert(mapper.map(n));
-        return new Allocator(state, PackerConfig.defaults());
+        Allocator a = new Allocator(state, PackerConfig.defaults());
+        learn(a, 4096, 42);
+        return a;
+    }
+
+    /**
+     * Tells the packer about a seeded stream of webhook-shaped requests (TP 1/2/4/8, whole GPUs, no
+     * selector) without placing them, so its demand mix and fragmentation target are what a webhook
+     * that has been running a while has learned.
+     */
+    static void learn(Allocator a, int requests, long seed) {
+        Random rnd = new Random(seed);
+        int[] sizes = {1, 1, 1, 2, 2, 4, 8};
+        for (int i = 0; i < requests; i++) {
+            int k = sizes[rnd.nextInt(sizes.length)];
+            a.packer().observe(PlacementRequest.whole("learn-" + i, WorkloadClass.INFERENCE, k, k, List.of(Pool.INFERENCE), NodeConstraints.NONE));
+        }
     }
 
     /** Holds one GPU (the lowest) on every GPU node, plus each other GPU with probability {@code fraction}: no 8-GPU clique is free anywhere. */

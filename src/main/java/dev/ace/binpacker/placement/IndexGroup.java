@@ -1,0 +1,67 @@
+package dev.ace.binpacker.placement;
+
+import dev.ace.binpacker.topology.GpuBoard;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.Map;
+
+/** {@link NodeIndex}: the nodes of one (pool, board, tainted) kind, bucketed by free mask in flat arrays (no iterator on the hot path). */
+final class IndexGroup {
+    final Pool pool;
+    /** Null for nodes without GPUs. */
+    final BoardScorer scorer;
+    /** Members have a NoSchedule/NoExecute taint: every pod must be checked against them. */
+    final boolean tainted;
+    final Map<Long, Integer> slotOf = new HashMap<>();
+    long[] masks = new long[8];
+    BitSet[] nodes = new BitSet[8];
+    /** Every member, whatever its free mask. */
+    final BitSet all = new BitSet();
+    int slots;
+    int members;
+    /** Members with a GPU shared between pods, and members whose CPU is counted: the fragmentation table does not describe them. */
+    int sharedGpuNodes;
+    int cpuTrackedNodes;
+
+    IndexGroup(Pool pool, BoardScorer scorer, boolean tainted) {
+        this.pool = pool;
+        this.scorer = scorer;
+        this.tainted = tainted;
+    }
+
+    GpuBoard board() { return scorer == null ? null : scorer.board(); }
+
+    void add(long mask, int node) {
+        Integer slot = slotOf.get(mask);
+        if (slot == null) {
+            if (slots == masks.length) {
+                masks = Arrays.copyOf(masks, slots * 2);
+                nodes = Arrays.copyOf(nodes, slots * 2);
+            }
+            slot = slots++;
+            masks[slot] = mask;
+            nodes[slot] = new BitSet();
+            slotOf.put(mask, slot);
+        }
+        nodes[slot].set(node);
+        all.set(node);
+        members++;
+    }
+
+    void remove(long mask, int node) {
+        int slot = slotOf.get(mask);
+        nodes[slot].clear(node);
+        all.clear(node);
+        members--;
+        if (!nodes[slot].isEmpty()) return;
+        int last = --slots;
+        slotOf.remove(mask);
+        if (slot != last) {
+            masks[slot] = masks[last];
+            nodes[slot] = nodes[last];
+            slotOf.put(masks[slot], slot);
+        }
+        nodes[last] = null;
+    }
+}
