@@ -31,7 +31,13 @@ final class AcePolicy implements Policy {
     private final PackerConfig config;
     private final Map<String, NodeConstraints> bySpec = new HashMap<>();
 
-    AcePolicy(SimContext c, Supplier<PackerConfig> config) {
+    /** False for the variant that offers TP replicas the inference pool first, then the general pool (before issue 10). */
+    private final boolean webhookPools;
+
+    AcePolicy(SimContext c, Supplier<PackerConfig> config) { this(c, config, true); }
+
+    AcePolicy(SimContext c, Supplier<PackerConfig> config, boolean webhookPools) {
+        this.webhookPools = webhookPools;
         this.c = c;
         this.config = config.get();
         this.allocator = new Allocator(c.state(), this.config);
@@ -50,7 +56,7 @@ final class AcePolicy implements Policy {
     @Override
     public boolean place(SimPod pod, String id, int tp, List<Pool> pools) {
         if (pod.cpuOnly()) return placeCpuOnly(pod, id);
-        if (tp >= 2) pools = allocator.read(a -> a.packer().inferencePools(pod.numGpu(), NodeConstraints.NONE));
+        if (tp >= 2 && webhookPools) pools = allocator.read(a -> a.packer().inferencePools(pod.numGpu(), NodeConstraints.NONE));
         PlacementRequest r = new PlacementRequest(id, WorkloadClass.UNKNOWN, pod.numGpu(), pod.milli(), tp,
                 pools, constraints(pod.spec()), pod.cpuMilli(), null);
         Allocator.Outcome o = allocator.place(r, false, 0);
