@@ -4,7 +4,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mvn -B -q ${MVN_FLAGS:-} package -DskipTests
-J="nice -n 10 java -jar target/quarkus-app/quarkus-run.jar simulate"
+# a copy of the build, so a rebuild during the run cannot change the engine under it
+APP=$(mktemp -d)
+cp -r target/quarkus-app "$APP/"
+trap 'rm -rf "$APP"' EXIT
+J="nice -n 10 java -jar $APP/quarkus-app/quarkus-run.jar simulate"
 MAIN=random,k8s-default,k8s-binpack,best-fit,dot-prod,clustering,packing,fgd,device-plugin,hived,ace
 VARIANTS=random-kube,best-fit-kube,fgd-kube,ace-nofrag,ace-neutral
 # Protocol A, the paper's three headline lists: every policy and variant, seeds 42-51
