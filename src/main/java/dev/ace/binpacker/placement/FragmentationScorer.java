@@ -37,6 +37,11 @@ public final class FragmentationScorer {
     private final Map<Shape, int[]> counts = new HashMap<>();
     private long version;
     private long allowedFor = -1;
+    private ClusterState cachedState;
+    private long cachedTarget = -1;
+    private long cachedMembership = -1;
+    private boolean[] known = new boolean[0];
+    private double[] fragOf = new double[0];
     private int seen;
     private long mass;
     private int rebuildAt = 1;
@@ -142,12 +147,46 @@ public final class FragmentationScorer {
         if (shapes.length == 0) return 0;
         NodeInfo n = state.node(node);
         int g = n.gpuCount();
-        if (free.length < g) free = new int[g];
-        for (int i = 0; i < g; i++) free[i] = state.milliFree(node, i);
         long cpuLeft = n.cpuMilli() > 0 ? state.cpuFree(node) : Long.MAX_VALUE;
-        double before = frag(state, node, n, g, cpuLeft);
+        double before = current(state, node, n, g, cpuLeft);
+        fill(state, node, g);
         for (long rest = mask; rest != 0; rest &= rest - 1) free[Long.numberOfTrailingZeros(rest)] -= milli;
         return frag(state, node, n, g, cpuLeft - cpu) - before;
+    }
+
+    /**
+     * A node's fragmentation now, remembered until its capacity changes ({@link #nodeChanged}), the
+     * target is rebuilt or nodes change: a trace-replay decision reads it for every node, and for
+     * a share once per candidate GPU.
+     */
+    private double current(ClusterState state, int node, NodeInfo n, int g, long cpuLeft) {
+        if (cachedState != state || cachedTarget != version || cachedMembership != state.membershipVersion()) {
+            cachedState = state;
+            cachedTarget = version;
+            cachedMembership = state.membershipVersion();
+            known = new boolean[state.capacity()];
+            fragOf = new double[state.capacity()];
+        }
+        if (node >= known.length) {
+            known = java.util.Arrays.copyOf(known, state.capacity());
+            fragOf = java.util.Arrays.copyOf(fragOf, state.capacity());
+        }
+        if (!known[node]) {
+            fill(state, node, g);
+            fragOf[node] = frag(state, node, n, g, cpuLeft);
+            known[node] = true;
+        }
+        return fragOf[node];
+    }
+
+    /** Told by the packer of every capacity change: that node's remembered fragmentation is stale. */
+    void nodeChanged(ClusterState state, int node) {
+        if (state == cachedState && node < known.length) known[node] = false;
+    }
+
+    private void fill(ClusterState state, int node, int g) {
+        if (free.length < g) free = new int[g];
+        for (int i = 0; i < g; i++) free[i] = state.milliFree(node, i);
     }
 
     /**

@@ -22,6 +22,7 @@ public final class Packer {
         this.state = state;
         this.config = config;
         this.index = new NodeIndex(state);
+        if (config.fragmentation() != null) state.addListener((i, before, after) -> config.fragmentation().nodeChanged(state, i));
     }
 
     public ClusterState state() { return state; }
@@ -150,12 +151,19 @@ public final class Packer {
     private long fragmentationShareGpu(int i, NodeInfo n, PlacementRequest r, BoardScorer s, long free, FragmentationScorer frag) {
         long best = 0;
         double bestDamage = Double.MAX_VALUE;
+        double wholeFrag = Double.NaN;
         for (int g = 0; g < n.gpuCount(); g++) {
             int f = state.milliFree(i, g);
-            if (f < r.milliPerGpu()) continue;
+            if (f < r.milliPerGpu() || (f < 1000 && sameFreeEarlier(i, g, f))) continue; // equal shared GPUs score alike
             long bit = 1L << g;
-            double tp = (free & bit) != 0 ? s.value(free, config.mix()) - s.value(free & ~bit, config.mix()) : 0;
-            double d = tp * 1000 + frag.delta(state, i, bit, r.milliPerGpu(), r.cpuMilli());
+            double d;
+            if ((free & bit) != 0) {
+                // every whole GPU leaves the same fragmentation; only the TP capacity it breaks differs
+                if (Double.isNaN(wholeFrag)) wholeFrag = frag.delta(state, i, bit, r.milliPerGpu(), r.cpuMilli());
+                d = (s.value(free, config.mix()) - s.value(free & ~bit, config.mix())) * 1000 + wholeFrag;
+            } else {
+                d = frag.delta(state, i, bit, r.milliPerGpu(), r.cpuMilli());
+            }
             if (best == 0 || d < bestDamage - 1e-9 || (Math.abs(d - bestDamage) <= 1e-9 && f < state.milliFree(i, Long.numberOfTrailingZeros(best)))) {
                 best = bit;
                 bestDamage = d;
@@ -163,6 +171,11 @@ public final class Packer {
         }
         scratch[0] = bestDamage;
         return best;
+    }
+
+    private boolean sameFreeEarlier(int node, int g, int f) {
+        for (int h = 0; h < g; h++) if (state.milliFree(node, h) == f) return true;
+        return false;
     }
 
     /** Best fit among GPUs already shared, else a whole free GPU chosen by damage. */
