@@ -16,6 +16,10 @@ final class IndexGroup {
     final Map<Long, Integer> slotOf = new HashMap<>();
     long[] masks = new long[8];
     BitSet[] nodes = new BitSet[8];
+    /** Members per slot: a BitSet's cardinality reads every word up to its highest node. */
+    int[] counts = new int[8];
+    /** The slot of each member, by node index (stale for non-members). */
+    int[] slotOfNode = new int[16];
     /** Every member, whatever its free mask. */
     final BitSet all = new BitSet();
     int slots;
@@ -38,13 +42,18 @@ final class IndexGroup {
             if (slots == masks.length) {
                 masks = Arrays.copyOf(masks, slots * 2);
                 nodes = Arrays.copyOf(nodes, slots * 2);
+                counts = Arrays.copyOf(counts, slots * 2);
             }
             slot = slots++;
             masks[slot] = mask;
             nodes[slot] = new BitSet();
+            counts[slot] = 0;
             slotOf.put(mask, slot);
         }
         nodes[slot].set(node);
+        counts[slot]++;
+        if (node >= slotOfNode.length) slotOfNode = Arrays.copyOf(slotOfNode, Math.max(node + 1, slotOfNode.length * 2));
+        slotOfNode[node] = slot;
         all.set(node);
         members++;
     }
@@ -54,13 +63,15 @@ final class IndexGroup {
         nodes[slot].clear(node);
         all.clear(node);
         members--;
-        if (!nodes[slot].isEmpty()) return;
+        if (--counts[slot] > 0) return;
         int last = --slots;
         slotOf.remove(mask);
         if (slot != last) {
             masks[slot] = masks[last];
             nodes[slot] = nodes[last];
+            counts[slot] = counts[last];
             slotOf.put(masks[slot], slot);
+            for (int i = nodes[slot].nextSetBit(0); i >= 0; i = nodes[slot].nextSetBit(i + 1)) slotOfNode[i] = slot;
         }
         nodes[last] = null;
     }

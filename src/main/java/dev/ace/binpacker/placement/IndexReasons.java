@@ -32,39 +32,54 @@ final class IndexReasons {
 
     private PlacementResult.Unschedulable count(PlacementRequest r, boolean clique) {
         ConstraintMatches.Match m = r.constraints().isEmpty() ? null : index.matches(r.constraints());
-        for (IndexGroup g : index.groups()) {
-            for (int slot = 0; slot < g.slots; slot++) slot(g, g.masks[slot], g.nodes[slot], m, r, clique);
-        }
+        for (IndexGroup g : index.groups()) group(g, m, r, clique);
         List<PlacementResult.ReasonCount> reasons = new ArrayList<>();
         counts.forEach((code, byDetail) -> byDetail.forEach((detail, c) -> reasons.add(new PlacementResult.ReasonCount(code, detail, c))));
         reasons.sort((a, b) -> Integer.compare(b.nodes(), a.nodes()));
         return new PlacementResult.Unschedulable(state.liveNodes(), reasons);
     }
 
-    private void slot(IndexGroup g, long free, BitSet nodes, ConstraintMatches.Match m, PlacementRequest r, boolean clique) {
-        int all = nodes.cardinality();
+    private void group(IndexGroup g, ConstraintMatches.Match m, PlacementRequest r, boolean clique) {
         if (!r.pools().contains(g.pool)) {
-            add(ReasonCode.WRONG_POOL, g.pool.label(), all);
+            add(ReasonCode.WRONG_POOL, g.pool.label(), g.members);
             return;
         }
-        BitSet passing = nodes;
+        if (m == null && g.tainted) {
+            add(ReasonCode.UNTOLERATED_TAINT, "", g.members);
+            return;
+        }
+        boolean perNode = r.gpuModel() != null || (r.cpuMilli() > 0 && g.scorer != null);
+        BitSet passingGroup = null;
         if (m != null) {
-            passing = (BitSet) nodes.clone();
-            passing.and(m.selected());
-            add(ReasonCode.NOT_SELECTED, "", all - passing.cardinality());
-            int selected = passing.cardinality();
+            // the pod's own constraints, for the whole group at once: most groups pass or fail them whole
+            BitSet selected = (BitSet) g.all.clone();
+            selected.and(m.selected());
+            BitSet passing = (BitSet) selected.clone();
             passing.and(m.tolerated());
-            add(ReasonCode.UNTOLERATED_TAINT, "", selected - passing.cardinality());
-        } else if (g.tainted) {
-            add(ReasonCode.UNTOLERATED_TAINT, "", all);
-            return;
+            int sel = selected.cardinality(), pass = passing.cardinality();
+            add(ReasonCode.NOT_SELECTED, "", g.members - sel);
+            add(ReasonCode.UNTOLERATED_TAINT, "", sel - pass);
+            if (pass == 0) return;
+            if (pass < g.members || perNode) passingGroup = passing;
         }
-        if (r.gpuModel() != null || (r.cpuMilli() > 0 && g.scorer != null)) {
-            perNode(passing, r, clique, free);
-            return;
+        int[] passingPerSlot = g.counts;
+        if (passingGroup != null && !perNode) {
+            // one pass over the passing nodes, tallied by slot: no BitSet per slot
+            passingPerSlot = new int[g.slots];
+            for (int i = passingGroup.nextSetBit(0); i >= 0; i = passingGroup.nextSetBit(i + 1)) passingPerSlot[g.slotOfNode[i]]++;
         }
-        int left = passing.cardinality();
-        if (left > 0) add(groupReason(g, r, clique, free), detail(g, r), left);
+        for (int slot = 0; slot < g.slots; slot++) {
+            long free = g.masks[slot];
+            if (!perNode) {
+                add(groupReason(g, r, clique, free), detail(g, r), passingPerSlot[slot]);
+            } else if (passingGroup == null) {
+                perNode(g.nodes[slot], r, clique, free);
+            } else {
+                BitSet nodes = (BitSet) g.nodes[slot].clone();
+                nodes.and(passingGroup);
+                perNode(nodes, r, clique, free);
+            }
+        }
     }
 
     /** The first filter after the pod's own constraints, the same for every node of the slot. */
