@@ -23,7 +23,20 @@ import java.util.List;
 public final class GateRelease {
     private GateRelease() {}
 
-    /** The placement a gated pod waits for, under reservation id {@code id}; call under the allocator lock. */
+    /**
+     * The placement a gated pod waits for, under reservation id {@code id}, offered the pools the
+     * admission offered it ({@link dev.ace.binpacker.placement.Packer#inferencePools}, from the
+     * packer's index: no walk over the nodes); call under the allocator lock.
+     */
+    public static PlacementRequest waitingFor(Pod pod, String id, dev.ace.binpacker.placement.Allocator al) throws InvalidPodException {
+        Classification c = Classifier.classify(pod);
+        NodeConstraints constraints = PodConstraints.of(pod);
+        int gpus = Math.max(1, c.gpus());
+        return PlacementRequest.whole(id, c.workloadClass(), gpus, Math.max(c.tp(), c.gpus()),
+                FleetView.inferencePools(al, gpus, constraints), constraints);
+    }
+
+    /** As {@link #waitingFor(Pod, String, dev.ace.binpacker.placement.Allocator)}, reading every node (kept for callers without the allocator). */
     public static PlacementRequest waitingFor(Pod pod, String id, ClusterState state) throws InvalidPodException {
         Classification c = Classifier.classify(pod);
         NodeConstraints constraints = PodConstraints.of(pod);

@@ -121,7 +121,7 @@ public final class ClusterWatch implements AutoCloseable {
                 try {
                     PlacementRequest r = fleet.allocator().read(a -> {
                         try {
-                            return GateRelease.waitingFor(pod, key, a.state());
+                            return GateRelease.waitingFor(pod, key, a);
                         } catch (dev.ace.binpacker.workload.InvalidPodException e) {
                             throw new IllegalArgumentException(e.getMessage(), e);
                         }
