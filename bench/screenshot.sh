@@ -12,5 +12,5 @@ shot() { # html png width height
   rm -rf "$profile"
   echo "wrote $2"
 }
-shot docs/benchmarks/openb-default.html docs/benchmarks/openb-default.png 1150 2200
-shot docs/benchmarks/fleet-rate60/fleet.html docs/benchmarks/fleet-rate60/fleet.png 1150 2300
+shot docs/benchmarks/openb-default.html docs/benchmarks/openb-default.png 1300 2750
+shot docs/benchmarks/fleet-rate60/fleet.html docs/benchmarks/fleet-rate60/fleet.png 1300 2200

@@ -135,6 +135,7 @@ public final class SimulateCommand implements Command {
             Files.writeString(report.resolve(name(trace) + ".json"), doc);
             Files.writeString(report.resolve(name(trace) + ".html"), SvgReport.html(trace, seeds, results));
             Files.writeString(report.resolve(name(trace) + "-allocation.svg"), SvgReport.allocationSvg(results));
+            Files.writeString(report.resolve(name(trace) + "-allocation-tail.svg"), SvgReport.allocationTailSvg(results));
             Files.writeString(report.resolve(name(trace) + "-fragmentation.svg"), SvgReport.fragmentationSvg(results));
         }
         return 0;

@@ -195,6 +195,30 @@ final class NodeIndex implements ClusterState.Listener {
             if (rank > bestRank || g.board().gpuCount() < k) continue;
             if (clique && g.board().largestClique() < k) continue;
             double[] table = frag == null ? null : fragmentation.table(g, k, frag);
+            IndexGroup.Scores sc = frag == null || table != null ? g.scores(k, clique, mix, table) : null;
+            if (sc != null) {
+                for (int slot = 0; slot < g.slots; slot++) {
+                    long free = g.masks[slot];
+                    int freeCount = Long.bitCount(free);
+                    if (freeCount < k) continue;
+                    int m = (int) free;
+                    if (!sc.known[m]) {
+                        long set = g.scorer.best(free, k, clique, mix, scratch);
+                        sc.set[m] = set;
+                        sc.total[m] = table == null ? scratch[0] : scratch[0] * 1000 + table[freeCount];
+                        sc.known[m] = true;
+                    }
+                    if (sc.set[m] == 0) continue;
+                    double damage = sc.total[m];
+                    int left = freeCount - k;
+                    int cmp = compare(rank, damage, left, bestRank, bestDamage, bestLeft);
+                    if (cmp > 0) continue;
+                    int node = firstAllowed(g, slot, r);
+                    if (node < 0 || (cmp == 0 && node > bestNode)) continue;
+                    bestNode = node; bestSet = sc.set[m]; bestDamage = damage; bestRank = rank; bestLeft = left;
+                }
+                continue;
+            }
             for (int slot = 0; slot < g.slots; slot++) {
                 long free = g.masks[slot];
                 int freeCount = Long.bitCount(free);

@@ -8,7 +8,7 @@ public final class FleetHtml {
 
     public static String html(String trace, List<Long> seeds, double rate, List<FleetResult> rs) {
         StringBuilder b = SvgReport.head("ACE simulate " + trace);
-        b.append("<h1>Protocol B: TP inference fleet, ").append(SvgReport.f(rate)).append(" pods/h</h1>");
+        b.append("<h1>Protocol B: TP inference fleet, ").append(String.format(java.util.Locale.ROOT, "%.0f", rate)).append(" pods/h</h1>");
         b.append("<p>64 HGX H100 8-GPU NVSwitch nodes (inference pool), 16 H100 NVL 4-GPU nodes in NVLink-bridged pairs (general "
                 + "pool), 8 L4 8-GPU PCIe nodes (slicing pool): 640 GPUs. Seeded traces of 3,000 pods (seeds ").append(seeds)
                 .append("): Poisson arrivals, 25 % sub-GPU shares, 30 % 1-GPU, 17 % TP2, 17 % TP4, 7 % TP8, 4 % 2/4-GPU batch; "

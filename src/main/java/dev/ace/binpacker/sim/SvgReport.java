@@ -25,6 +25,12 @@ public final class SvgReport {
                 "GPU allocation ratio (%)", 0, 130), results, true);
     }
 
+    /** The same curves from 80 % arrival on, where the policies part (the full range squeezes them into one line). */
+    public static String allocationTailSvg(List<PolicySummary> results) {
+        return chart(new Axes("GPU allocation ratio from 80 % arrival on", "arrived workload (% of GPU capacity)",
+                "GPU allocation ratio (%)", 80, 130), results, true);
+    }
+
     public static String fragmentationSvg(List<PolicySummary> results) {
         return chart(new Axes("FGD fragmentation rate vs arrived workload", "arrived workload (% of GPU capacity)",
                 "fragmented share of free GPU (%)", 0, 100), results, false);
@@ -72,13 +78,14 @@ public final class SvgReport {
             b.append("<td>").append(f(r.p50Micros())).append("</td><td>").append(f(r.p99Micros())).append("</td><td>")
                     .append(f(r.maxMicros())).append("</td></tr>");
         }
-        b.append("</table>").append(allocationSvg(results)).append(fragmentationSvg(results)).append("</body></html>\n");
+        b.append("</table>").append(allocationTailSvg(results)).append(allocationSvg(results)).append(fragmentationSvg(results))
+                .append("</body></html>\n");
         return b.toString();
     }
 
     static StringBuilder head(String title) {
         return new StringBuilder("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>").append(esc(title))
-                .append("</title><style>body{font-family:sans-serif;margin:2em;max-width:1100px}table{border-collapse:collapse;margin:1em 0}"
+                .append("</title><style>body{font-family:sans-serif;margin:2em;max-width:1250px}table{border-collapse:collapse;margin:1em 0;font-size:12px}"
                         + "td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}tr.ace{background:#fde8e8}"
                         + "dt{font-weight:bold;float:left;clear:left;width:9em}dd{margin:0 0 .3em 10em}svg{display:block;margin:1em 0}"
                         + "</style></head><body>");
