@@ -4,6 +4,6 @@
 #   bench/jmh.sh PlacementBenchmark.decide$     (one method)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mvn -B -q test-compile dependency:build-classpath -Dmdep.outputFile=target/test-classpath.txt -Dmdep.includeScope=test
+mvn -B -q ${MVN_FLAGS:-} test-compile dependency:build-classpath -Dmdep.outputFile=target/test-classpath.txt -Dmdep.includeScope=test
 exec java -cp "target/test-classes:target/classes:$(cat target/test-classpath.txt)" org.openjdk.jmh.Main \
   -rf json -rff target/jmh-result.json "${@:-PlacementBenchmark}"

@@ -97,7 +97,7 @@ final class BackgroundPolicy {
             // Reserved outside the allocator lock (with several replicas the commit is an API round trip); another
             // admission may have raced us, so the reserve is checked again on what was really taken.
             o = a.place(t.request(), false, now);
-            int freeNow = a.read(al -> FleetView.free8Cliques(al.state()));
+            int freeNow = a.read(FleetView::free8Cliques);
             if (!o.placed() || (t.inference() && freeNow < config.reserveFree8Cliques())) {
                 if (o.placed() && !o.alreadyHeld()) a.release(o.reservation().id());
                 return Decision.deny(c.workloadClass(), t.who() + " lost a race for the last free GPUs it could use; retry later",
@@ -123,11 +123,10 @@ final class BackgroundPolicy {
 
     /** Under the allocator lock: is the job aligned, is there a block, does the reserve of free 8-cliques survive it? */
     private Trial check(Allocator al, AdmissionRequest req, Classification c, NodeConstraints constraints, List<String> warnings, long now) {
-        List<NodeInfo> inference = FleetView.allowed(al.state(), Pool.INFERENCE, constraints, true);
-        if (inference.isEmpty()) {
+        if (!FleetView.anyAllowed(al, Pool.INFERENCE, constraints, true)) {
             return Trial.end(Decision.untouched(c.workloadClass(), "not on the inference pool", warnings, "untouched"), null);
         }
-        int domain = FleetView.domainSize(inference);
+        int domain = FleetView.domainSize(al, Pool.INFERENCE, constraints);
         int gpus = c.gpus();
         String who = gpus + " GPUs " + c.what();
         if (Integer.bitCount(gpus) != 1 || gpus > domain) {
@@ -137,7 +136,7 @@ final class BackgroundPolicy {
         }
         PlacementRequest pr = PlacementRequest.whole(Reservation.newId(), c.workloadClass(), gpus, gpus, List.of(Pool.INFERENCE), constraints)
                 .ownedBy(PodPolicy.owner(req));
-        int before = FleetView.free8Cliques(al.state());
+        int before = FleetView.free8Cliques(al);
         Allocator.Outcome trial = al.place(pr, true, now);
         if (!(trial.result() instanceof PlacementResult.Placed p)) {
             return elsewhere(al, req, c, constraints, warnings, now, who, "no_free_clique", who + ": no free aligned block of " + gpus

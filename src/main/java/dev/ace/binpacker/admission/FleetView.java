@@ -1,5 +1,6 @@
 package dev.ace.binpacker.admission;
 
+import dev.ace.binpacker.placement.Allocator;
 import dev.ace.binpacker.placement.ClusterState;
 import dev.ace.binpacker.placement.NodeConstraints;
 import dev.ace.binpacker.placement.NodeInfo;
@@ -13,7 +14,26 @@ import java.util.Set;
 final class FleetView {
     private FleetView() {}
 
-    /** GPU nodes of a pool that the pod's own nodeSelector, affinity and tolerations allow. */
+    /**
+     * True if some GPU node of {@code pool} (any pool when null) is allowed by the pod's own
+     * nodeSelector, affinity and tolerations: from the packer's index groups and its remembered
+     * constraint matches, so a TP admission does not list 12,500 nodes to test emptiness.
+     */
+    static boolean anyAllowed(Allocator al, Pool pool, NodeConstraints c, boolean checkTaints) {
+        return al.packer().anyAllowed(pool, c, checkTaints);
+    }
+
+    /** Pools offered to a whole-GPU inference pod, in order ({@link dev.ace.binpacker.placement.Packer#inferencePools}). */
+    static List<Pool> inferencePools(Allocator al, int gpus, NodeConstraints c) {
+        return al.packer().inferencePools(gpus, c);
+    }
+
+    /** Free 8-GPU cliques on the inference pool, counted per distinct board state in the packer's index. */
+    static int free8Cliques(Allocator al) {
+        return al.packer().freeCliques(Pool.INFERENCE, 8);
+    }
+
+    /** GPU nodes of a pool that the pod's own nodeSelector, affinity and tolerations allow (reads every node: not for the TP path). */
     static List<NodeInfo> allowed(ClusterState s, Pool pool, NodeConstraints c, boolean checkTaints) {
         List<NodeInfo> out = new ArrayList<>();
         for (int i = 0; i < s.capacity(); i++) {
@@ -54,22 +74,16 @@ final class FleetView {
         return offers;
     }
 
+    /** Largest NVLink clique of the pool's nodes the pod allows (1 when none has NVLink), from the packer's index. */
+    static int domainSize(Allocator al, Pool pool, NodeConstraints c) {
+        return Math.max(1, al.packer().largestClique(pool, c));
+    }
+
     /** Largest NVLink clique over the given nodes' boards. */
     static int domainSize(List<NodeInfo> nodes) {
         int d = 1;
         for (NodeInfo n : nodes) if (n.board() != null) d = Math.max(d, n.board().largestClique());
         return d;
-    }
-
-    /** Free 8-GPU cliques on the inference pool (the capacity kept for the largest TP groups), as the metrics count them. */
-    static int free8Cliques(ClusterState s) {
-        int count = 0;
-        for (int i = 0; i < s.capacity(); i++) {
-            NodeInfo n = s.node(i);
-            if (n == null || n.pool() != Pool.INFERENCE || n.board() == null) continue;
-            count += free8Cliques(n, s.freeMask(i));
-        }
-        return count;
     }
 
     /** Free 8-cliques on the inference pool once {@code p} is taken, given {@code before} free now. */

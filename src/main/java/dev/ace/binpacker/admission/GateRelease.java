@@ -2,10 +2,8 @@ package dev.ace.binpacker.admission;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import dev.ace.binpacker.placement.ClusterState;
 import dev.ace.binpacker.placement.NodeConstraints;
 import dev.ace.binpacker.placement.PlacementRequest;
-import dev.ace.binpacker.placement.Pool;
 import dev.ace.binpacker.placement.Reservation;
 import dev.ace.binpacker.truth.BindingPromise;
 import dev.ace.binpacker.workload.AceKeys;
@@ -27,13 +25,17 @@ import java.util.List;
 public final class GateRelease {
     private GateRelease() {}
 
-    /** The placement a gated pod waits for, under reservation id {@code id}; call under the allocator lock. */
-    public static PlacementRequest waitingFor(Pod pod, String id, ClusterState state) throws InvalidPodException {
+    /**
+     * The placement a gated pod waits for, under reservation id {@code id}, offered the pools the
+     * admission offered it ({@link dev.ace.binpacker.placement.Packer#inferencePools}, from the
+     * packer's index: no walk over the nodes); call under the allocator lock.
+     */
+    public static PlacementRequest waitingFor(Pod pod, String id, dev.ace.binpacker.placement.Allocator al) throws InvalidPodException {
         Classification c = Classifier.classify(pod);
         NodeConstraints constraints = PodConstraints.of(pod);
-        boolean inference = !FleetView.allowed(state, Pool.INFERENCE, constraints, true).isEmpty();
-        return PlacementRequest.whole(id, c.workloadClass(), Math.max(1, c.gpus()), Math.max(c.tp(), c.gpus()),
-                List.of(inference ? Pool.INFERENCE : Pool.GENERAL), constraints);
+        int gpus = Math.max(1, c.gpus());
+        return PlacementRequest.whole(id, c.workloadClass(), gpus, Math.max(c.tp(), c.gpus()),
+                FleetView.inferencePools(al, gpus, constraints), constraints);
     }
 
     /** Edits {@code pod} in place: pinned to the reservation's node, annotated, gate removed. */

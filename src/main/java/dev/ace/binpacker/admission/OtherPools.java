@@ -50,11 +50,11 @@ final class OtherPools {
      */
     static String acceptedNow(Allocator al, String id, WorkloadClass c, NodeConstraints constraints, int reserve, long now) {
         ClusterState s = al.state();
-        List<NodeInfo> inference = FleetView.allowed(s, Pool.INFERENCE, constraints, true);
+        int domain = FleetView.anyAllowed(al, Pool.INFERENCE, constraints, true) ? FleetView.domainSize(al, Pool.INFERENCE, constraints) : 0;
         List<String> parts = new ArrayList<>();
         List<Integer> sizes = new ArrayList<>();
-        int before = FleetView.free8Cliques(s);
-        for (int size = 2; size <= FleetView.domainSize(inference) && !inference.isEmpty(); size <<= 1) {
+        int before = FleetView.free8Cliques(al);
+        for (int size = 2; size <= domain; size <<= 1) {
             Allocator.Outcome o = al.place(PlacementRequest.whole(id, c, size, size, List.of(Pool.INFERENCE), constraints), true, now);
             if (o.result() instanceof PlacementResult.Placed p && FleetView.free8CliquesAfter(s, p, before) >= reserve) sizes.add(size);
         }

@@ -87,13 +87,13 @@ public final class PodPolicy {
     Decision whole(AdmissionRequest req, Classification c, NodeConstraints constraints, List<String> warnings,
                    boolean commit, long now) {
         Allocator a = allocator();
-        List<NodeInfo> inference = a.read(al -> FleetView.allowed(al.state(), Pool.INFERENCE, constraints, true));
-        boolean inferenceAllowed = !inference.isEmpty();
+        List<Pool> pools = a.read(al -> FleetView.inferencePools(al, c.gpus(), constraints));
+        boolean inferenceAllowed = pools.contains(Pool.INFERENCE);
         if (inferenceAllowed) {
-            Optional<Decision> shape = Shapes.misaligned(c, FleetView.domainSize(inference), warnings);
+            int domain = a.read(al -> FleetView.domainSize(al, Pool.INFERENCE, constraints));
+            Optional<Decision> shape = Shapes.misaligned(c, domain, warnings);
             if (shape.isPresent()) return shape.get();
         }
-        List<Pool> pools = inferenceAllowed ? List.of(Pool.INFERENCE) : List.of(Pool.GENERAL);
         PlacementRequest pr = PlacementRequest.whole(Reservation.newId(), c.workloadClass(), c.gpus(), Math.max(c.tp(), c.gpus()), pools, constraints)
                 .ownedBy(owner(req));
         if (inferenceAllowed) {
@@ -132,7 +132,7 @@ public final class PodPolicy {
         Pod m = copy(req.pod());
         PodEdits.addSchedulingGate(m, AceKeys.GATE);
         String text = "waiting for " + c.gpus() + " free GPUs" + (c.gpus() > 1 ? " in one NVLink clique" : "")
-                + " on pool " + pools.get(0).label() + " for " + what + "; " + u.message();
+                + " on pool " + pools.stream().map(Pool::label).collect(java.util.stream.Collectors.joining(" or ")) + " for " + what + "; " + u.message();
         PodEdits.annotate(m, AceKeys.DECISION, text);
         warnings.add("no free NVLink clique of " + c.gpus() + " GPUs now; pod is gated until one frees up");
         if (commit && trackGated) {

@@ -73,11 +73,16 @@ record NodeReport(String name, String pool, String product, int gpus, String boa
         Map<Integer, Integer> free = new LinkedHashMap<>();
         if (b != null) for (int s = 2; s <= b.largestClique(); s <<= 1) free.put(s, PoolStats.freeCliques(info, b.allGpus(), s));
         return new NodeReport(info.name(), info.pool().label(), inf.product().isEmpty() ? null : inf.product(), info.gpuCount(),
-                b == null ? null : b.name(), b == null ? null : BoardClass.of(b).label(), source,
+                b == null ? null : boardName(b, resolved.source()), b == null ? null : BoardClass.of(b).label(), source,
                 b == null ? List.of() : b.nvlinkDomains().stream().map(NodeReport::indices).toList(),
                 b == null ? 0 : b.largestClique(), free, offers,
                 info.taints().stream().map(t -> t.key() + (t.value() == null ? "" : "=" + t.value()) + ":" + t.effect()).toList(),
                 unknown, assumed);
+    }
+
+    /** Measured boards are shared by every node with the same matrix, so they are named by what they are, not by a node. */
+    private static String boardName(GpuBoard b, String source) {
+        return source.equals("annotation") ? "measured " + b.gpuCount() + "-GPU board" : b.name();
     }
 
     private static String source(String s) {

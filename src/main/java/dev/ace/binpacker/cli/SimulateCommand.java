@@ -1,5 +1,6 @@
 package dev.ace.binpacker.cli;
 
+import dev.ace.binpacker.sim.FleetHtml;
 import dev.ace.binpacker.sim.FleetPod;
 import dev.ace.binpacker.sim.FleetReport;
 import dev.ace.binpacker.sim.FleetResult;
@@ -11,6 +12,7 @@ import dev.ace.binpacker.sim.OptimalStudy;
 import dev.ace.binpacker.sim.Policy;
 import dev.ace.binpacker.sim.PolicySummary;
 import dev.ace.binpacker.sim.ProtocolA;
+import dev.ace.binpacker.sim.Published;
 import dev.ace.binpacker.sim.RunResult;
 import dev.ace.binpacker.sim.SimCluster;
 import dev.ace.binpacker.sim.SimPod;
@@ -93,6 +95,9 @@ public final class SimulateCommand implements Command {
                 Files.createDirectories(report);
                 Files.writeString(report.resolve("fleet.json"), doc);
                 Files.writeString(report.resolve("fleet-allocation.svg"), FleetReport.allocationSvg(rs));
+                Files.writeString(report.resolve("fleet-tp-on-clique.svg"), FleetReport.tpOnCliqueSvg(rs));
+                Files.writeString(report.resolve("fleet-waiting.svg"), FleetReport.waitingSvg(rs));
+                Files.writeString(report.resolve("fleet.html"), FleetHtml.html(trace, seeds, rate, rs));
             }
             return 0;
         }
@@ -130,6 +135,7 @@ public final class SimulateCommand implements Command {
             Files.writeString(report.resolve(name(trace) + ".json"), doc);
             Files.writeString(report.resolve(name(trace) + ".html"), SvgReport.html(trace, seeds, results));
             Files.writeString(report.resolve(name(trace) + "-allocation.svg"), SvgReport.allocationSvg(results));
+            Files.writeString(report.resolve(name(trace) + "-allocation-tail.svg"), SvgReport.allocationTailSvg(results));
             Files.writeString(report.resolve(name(trace) + "-fragmentation.svg"), SvgReport.fragmentationSvg(results));
         }
         return 0;
@@ -141,11 +147,13 @@ public final class SimulateCommand implements Command {
 
     private static void printTable(PrintStream out, String trace, List<Long> seeds, List<PolicySummary> results) {
         out.printf("trace %s, seeds %s%n", trace, seeds);
-        out.printf("%-14s %7s %7s %7s %7s %7s | %6s %6s %6s %6s | %8s %8s %8s%n", "policy", "a80", "a90", "a95", "a100", "a130",
-                "f50", "f70", "f80", "f90", "p50us", "p99us", "maxus");
+        out.printf("%-14s %7s %7s %7s %7s %7s %5s %7s | %6s %6s %6s %6s | %8s %8s %8s%n", "policy", "a80", "a90", "a95", "a100", "a130",
+                "sd", "pub130", "f50", "f70", "f80", "f90", "p50us", "p99us", "maxus");
         for (PolicySummary r : results) {
-            out.printf(Locale.ROOT, "%-14s %7.2f %7.2f %7.2f %7.2f %7.2f | %6.2f %6.2f %6.2f %6.2f | %8.1f %8.1f %8.1f%n", r.policy(),
-                    r.allocationAt(80), r.allocationAt(90), r.allocationAt(95), r.allocationAt(100), r.allocationAt(130),
+            Double pub = Published.allocation130(trace, r.policy());
+            out.printf(Locale.ROOT, "%-14s %7.2f %7.2f %7.2f %7.2f %7.2f %5.2f %7s | %6.2f %6.2f %6.2f %6.2f | %8.1f %8.1f %8.1f%n", r.policy(),
+                    r.allocationAt(80), r.allocationAt(90), r.allocationAt(95), r.allocationAt(100), r.allocationAt(130), r.seedSpread130(),
+                    pub == null ? "" : String.format(Locale.ROOT, "%.2f", pub),
                     r.fragRateAt(50), r.fragRateAt(70), r.fragRateAt(80), r.fragRateAt(90), r.p50Micros(), r.p99Micros(), r.maxMicros());
         }
     }

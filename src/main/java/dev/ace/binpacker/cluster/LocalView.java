@@ -217,7 +217,7 @@ public final class LocalView {
         try {
             PlacementRequest r = allocator.get().read(a -> {
                 try {
-                    return GateRelease.waitingFor(pod, f.uid(), a.state());
+                    return GateRelease.waitingFor(pod, f.uid(), a);
                 } catch (InvalidPodException e) {
                     throw new IllegalArgumentException(e.getMessage(), e);
                 }

@@ -20,6 +20,7 @@ public final class ClusterState {
     private long[] freeMask = new long[16];
     private int[][] milliFree = new int[16][];
     private long[] cpuFree = new long[16];
+    private int[] partial = new int[16];
     private int size;
     private final Map<String, Integer> byName = new HashMap<>();
     private long membership;
@@ -35,13 +36,17 @@ public final class ClusterState {
     /**
      * Adds a node with all capacity free, or replaces the static info of a node of that name. Capacity is
      * kept when the GPU count is unchanged; otherwise it starts free again and {@link Ledger#upsertNode}
-     * takes the held GPUs back, so a node whose GPU count changes keeps its reservations.
+     * takes the held GPUs back, so a node whose GPU count changes keeps its reservations. An update
+     * that changes nothing ACE reads (the kubelet's status heartbeats, most label edits) is a no-op:
+     * no listener fires and caches of node facts stay valid. Boards are interned, so the equality
+     * test is cheap.
      */
     public int upsert(NodeInfo info) {
         Integer existing = byName.get(info.name());
         if (existing != null) {
             int i = existing;
             NodeInfo old = nodes[i];
+            if (old.equals(info)) return i;
             nodes[i] = info;
             long before = freeMask[i];
             if (old.gpuCount() != info.gpuCount()) resetCapacity(i, info);
@@ -68,6 +73,7 @@ public final class ClusterState {
         freeMask[i] = 0;
         milliFree[i] = new int[0];
         cpuFree[i] = 0;
+        partial[i] = 0;
         membership++;
         fire(i, before, 0L);
         return true;
@@ -79,6 +85,7 @@ public final class ClusterState {
         milliFree[i] = new int[n];
         Arrays.fill(milliFree[i], 1000);
         cpuFree[i] = info.cpuMilli();
+        partial[i] = 0;
     }
 
     private void grow() {
@@ -87,6 +94,7 @@ public final class ClusterState {
         freeMask = Arrays.copyOf(freeMask, n);
         milliFree = Arrays.copyOf(milliFree, n);
         cpuFree = Arrays.copyOf(cpuFree, n);
+        partial = Arrays.copyOf(partial, n);
     }
 
     /** One past the highest node index (holes included). */
@@ -109,6 +117,9 @@ public final class ClusterState {
     public int milliFree(int index, int gpu) { return milliFree[index][gpu]; }
 
     public long cpuFree(int index) { return cpuFree[index]; }
+
+    /** True when every GPU of the node is wholly free or wholly taken (no GPU shared): its free mask says everything. */
+    public boolean wholeGpusOnly(int index) { return partial[index] == 0; }
 
     /** Bumped when a node is added, replaced or removed (not on capacity changes): for caches of node facts. */
     public long membershipVersion() { return membership; }
@@ -148,7 +159,10 @@ public final class ClusterState {
         int[] m = milliFree[index];
         for (long rest = mask; rest != 0; rest &= rest - 1) {
             int g = Long.numberOfTrailingZeros(rest);
+            boolean wasPartial = m[g] > 0 && m[g] < 1000;
             m[g] += milli;
+            boolean isPartial = m[g] > 0 && m[g] < 1000;
+            if (wasPartial != isPartial) partial[index] += isPartial ? 1 : -1;
             if (m[g] >= 1000) freeMask[index] |= 1L << g;
             else freeMask[index] &= ~(1L << g);
         }

@@ -36,6 +36,15 @@ public final class DemandMix {
 
     public static DemandMix frozen(double[] prior) { return new DemandMix(prior, 0); }
 
+    /**
+     * No opinion: every block size an 8-GPU board holds (1, 2, 4, 8) weighed alike, learning at the
+     * default rate. The default prior is protocol B's assumed mix; this one shows what the prior
+     * is worth (issue 10).
+     */
+    public static DemandMix neutral() {
+        return new DemandMix(new double[]{0.25, 0.25, 0.25, 0.25, 0, 0, 0}, 0.01);
+    }
+
     /** Records a request for {@code gpus} whole GPUs (rounded up to the next block size). */
     public void observe(int gpus) {
         if (!learning) return;

@@ -7,21 +7,51 @@ import java.util.Map;
 
 /**
  * Fragmentation in the sense of FGD (Weng et al., ATC'23), learned online: the packer tells it
- * every request it sees; the most popular request shapes covering 95 % of them are the target
+ * every request it sees; the most popular request shapes covering a share of them are the target
  * workload. A node's fragmentation is the free milli-GPU the target cannot use there (all of it
  * for a shape that may not use the node or does not fit its GPUs or CPU; otherwise the GPUs with
  * less free than the shape's share). {@link #delta} is how much a choice adds: the packer adds it
- * to the TP damage, so shares and CPU land where they waste the least for what usually comes next.
+ * to the TP damage scaled by {@link #TP_FIRST}, so among choices that keep the same NVLink
+ * capacity, work lands where it wastes the least for what usually comes next.
  *
- * <p>Not thread-safe: the packer runs under the {@link Allocator} lock.
+ * <p>On a node whose GPUs are wholly free or wholly taken (every node the webhook sees: it places
+ * whole GPUs and does not count CPU) the measure depends only on how many GPUs are free and which
+ * shapes the node admits, so {@link #wholeDelta} answers in one pass over the shapes, with no
+ * per-GPU work; the packer's index uses it.
+ *
+ * <p>The target keeps at most {@value #MAX_SHAPES} shapes and the counts at most
+ * {@value #MAX_TRACKED} distinct shapes (older counts are halved away), so a long-running webhook
+ * that sees many distinct node selectors neither slows down nor grows. Not thread-safe: the
+ * packer runs under the {@link Allocator} lock.
  */
 public final class FragmentationScorer {
+    /**
+     * TP damage is multiplied by this before the fragmentation term is added: TP capacity decides,
+     * and fragmentation (at most 64,000 milli-GPU on one node) only orders choices that destroy the
+     * same NVLink capacity. Weighed at 1,000 per GPU instead, FGD's term outbid a whole free
+     * 8-clique: after a TP 4 was seen, a lone GPU split a clean 8-GPU domain rather than use the
+     * free half of a used one (ShapesAndCapTest).
+     */
+    static final double TP_FIRST = 1.0e6;
+
     private final double coverage;
     private final boolean byGpu;
 
     private record Shape(int gpus, int milli, long cpu, String model, NodeConstraints constraints) {}
 
+    /** Shapes in the target at most: the tail beyond carries almost no probability and costs time per decision. */
+    static final int MAX_SHAPES = 64;
+    /** Distinct shapes counted at most before old counts are halved away. */
+    static final int MAX_TRACKED = 4096;
+
     private final Map<Shape, int[]> counts = new HashMap<>();
+    private long version;
+    private long allowedFor = -1;
+    private ClusterState cachedState;
+    private long cachedTarget = -1;
+    private long cachedMembership = -1;
+    private boolean[] known = new boolean[0];
+    private double[] fragOf = new double[0];
     private int seen;
     private long mass;
     private int rebuildAt = 1;
@@ -46,6 +76,7 @@ public final class FragmentationScorer {
 
     /** Counts a request's shape; the target is rebuilt as the count doubles, then every 1,024 requests. */
     public void observe(PlacementRequest r) {
+        if (counts.size() >= MAX_TRACKED) forgetOld();
         int w = byGpu ? r.gpus() * r.milliPerGpu() : 1;
         counts.computeIfAbsent(new Shape(r.gpus(), r.milliPerGpu(), r.cpuMilli(), r.gpuModel(), r.constraints()), k -> new int[1])[0] += w;
         mass += w;
@@ -58,12 +89,52 @@ public final class FragmentationScorer {
     /** Shapes in the current target workload. */
     public int targetSize() { return shapes.length; }
 
+    /** Changes whenever the target is rebuilt. */
+    public long version() { return version; }
+
+    NodeConstraints shapeConstraints(int s) { return shapes[s].constraints(); }
+
+    long shapeCpu(int s) { return shapes[s].cpu(); }
+
+    String shapeModel(int s) { return shapes[s].model(); }
+
+    /**
+     * {@link #wholeDelta} for every free count 0..{@code gpus} on nodes that admit exactly the
+     * shapes marked in {@code admitted}: what the index uses for a group whose members all admit
+     * the same shapes.
+     */
+    double[] wholeDeltas(boolean[] admitted, int k, int gpus) {
+        double[] out = new double[gpus + 1];
+        for (int free = k; free <= gpus; free++) {
+            int after = free - k;
+            double before = 0, later = 0;
+            for (int s = 0; s < shapes.length; s++) {
+                if (!admitted[s]) {
+                    before += p[s];
+                    later += p[s];
+                } else {
+                    int g = shapes[s].gpus();
+                    if (free < g) before += p[s];
+                    if (after < g) later += p[s];
+                }
+            }
+            out[free] = free == 0 ? 0 : 1000.0 * (after * later - free * before);
+        }
+        return out;
+    }
+
+    private void forgetOld() {
+        mass = 0;
+        counts.values().removeIf(c -> (c[0] /= 2) == 0);
+        for (int[] c : counts.values()) mass += c[0];
+    }
+
     private void rebuild() {
         List<Map.Entry<Shape, int[]>> sorted = new ArrayList<>(counts.entrySet());
         sorted.sort((a, b) -> Integer.compare(b.getValue()[0], a.getValue()[0]));
         double need = coverage * mass, cum = 0;
         int k = 0;
-        while (cum < need && k < sorted.size()) cum += sorted.get(k++).getValue()[0];
+        while (cum < need && k < sorted.size() && k < MAX_SHAPES) cum += sorted.get(k++).getValue()[0];
         shapes = new Shape[k];
         probes = new PlacementRequest[k];
         p = new double[k];
@@ -75,6 +146,7 @@ public final class FragmentationScorer {
             p[i] = sorted.get(i).getValue()[0] / cum;
             allowed[i] = new byte[0];
         }
+        version++;
     }
 
     /**
@@ -85,12 +157,71 @@ public final class FragmentationScorer {
         if (shapes.length == 0) return 0;
         NodeInfo n = state.node(node);
         int g = n.gpuCount();
-        if (free.length < g) free = new int[g];
-        for (int i = 0; i < g; i++) free[i] = state.milliFree(node, i);
         long cpuLeft = n.cpuMilli() > 0 ? state.cpuFree(node) : Long.MAX_VALUE;
-        double before = frag(state, node, n, g, cpuLeft);
+        double before = current(state, node, n, g, cpuLeft);
+        fill(state, node, g);
         for (long rest = mask; rest != 0; rest &= rest - 1) free[Long.numberOfTrailingZeros(rest)] -= milli;
         return frag(state, node, n, g, cpuLeft - cpu) - before;
+    }
+
+    /**
+     * A node's fragmentation now, remembered until its capacity changes ({@link #nodeChanged}), the
+     * target is rebuilt or nodes change: a trace-replay decision reads it for every node, and for
+     * a share once per candidate GPU.
+     */
+    private double current(ClusterState state, int node, NodeInfo n, int g, long cpuLeft) {
+        if (cachedState != state || cachedTarget != version || cachedMembership != state.membershipVersion()) {
+            cachedState = state;
+            cachedTarget = version;
+            cachedMembership = state.membershipVersion();
+            known = new boolean[state.capacity()];
+            fragOf = new double[state.capacity()];
+        }
+        if (node >= known.length) {
+            known = java.util.Arrays.copyOf(known, state.capacity());
+            fragOf = java.util.Arrays.copyOf(fragOf, state.capacity());
+        }
+        if (!known[node]) {
+            fill(state, node, g);
+            fragOf[node] = frag(state, node, n, g, cpuLeft);
+            known[node] = true;
+        }
+        return fragOf[node];
+    }
+
+    /** Told by the packer of every capacity change: that node's remembered fragmentation is stale. */
+    void nodeChanged(ClusterState state, int node) {
+        if (state == cachedState && node < known.length) known[node] = false;
+    }
+
+    private void fill(ClusterState state, int node, int g) {
+        if (free.length < g) free = new int[g];
+        for (int i = 0; i < g; i++) free[i] = state.milliFree(node, i);
+    }
+
+    /**
+     * {@link #delta} of taking {@code k} whole free GPUs on a node with {@code free} free GPUs and
+     * no shared GPU ({@link ClusterState#wholeGpusOnly}), for a request that takes no CPU: a shape
+     * the node admits wastes all free milli when fewer than its GPU count are free, nothing
+     * otherwise; a shape it does not admit wastes all of it.
+     */
+    public double wholeDelta(ClusterState state, int node, int free, int k) {
+        if (shapes.length == 0 || free == 0) return 0;
+        NodeInfo n = state.node(node);
+        long cpuLeft = n.cpuMilli() > 0 ? state.cpuFree(node) : Long.MAX_VALUE;
+        int after = free - k;
+        double before = 0, later = 0;
+        for (int s = 0; s < shapes.length; s++) {
+            if (cpuLeft < shapes[s].cpu() || !allowed(state, s, node, n)) {
+                before += p[s];
+                later += p[s];
+            } else {
+                int g = shapes[s].gpus();
+                if (free < g) before += p[s];
+                if (after < g) later += p[s];
+            }
+        }
+        return 1000.0 * (after * later - free * before);
     }
 
     private double frag(ClusterState state, int node, NodeInfo n, int g, long cpuLeft) {
@@ -100,7 +231,7 @@ public final class FragmentationScorer {
         double f = 0;
         for (int s = 0; s < shapes.length; s++) {
             Shape sh = shapes[s];
-            if (cpuLeft < sh.cpu() || !allowed(s, node, n)) {
+            if (cpuLeft < sh.cpu() || !allowed(state, s, node, n)) {
                 f += p[s] * total;
                 continue;
             }
@@ -114,7 +245,12 @@ public final class FragmentationScorer {
         return f;
     }
 
-    private boolean allowed(int s, int node, NodeInfo n) {
+    private boolean allowed(ClusterState state, int s, int node, NodeInfo n) {
+        if (allowedFor != state.membershipVersion()) {
+            // a node was added, relabelled or removed: what each shape admits is read again
+            for (int i = 0; i < allowed.length; i++) allowed[i] = new byte[0];
+            allowedFor = state.membershipVersion();
+        }
         byte[] a = allowed[s];
         if (node >= a.length) {
             a = java.util.Arrays.copyOf(a, Math.max(node + 1, a.length * 2));

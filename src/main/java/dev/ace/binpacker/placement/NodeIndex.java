@@ -1,81 +1,64 @@
 package dev.ace.binpacker.placement;
 
+import dev.ace.binpacker.topology.GpuBoard;
+import dev.ace.binpacker.topology.TopologyManagerPolicy;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Function;
 
 /**
- * Nodes grouped by (pool, board scorer: the board, narrowed by a NUMA-aligning Topology Manager policy) and, inside a group, by free mask. Two nodes of the same board
- * and free mask score the same for any whole-GPU request, so the packer scores each distinct
- * state once: on a 12,500-node fleet of a few board types that is a few hundred lookups.
+ * Every live node, grouped by (pool, board, tainted, Topology Manager policy when it narrows the
+ * GPU sets) and, inside a group, by free mask. Two nodes
+ * of the same board and free mask score the same for any whole-GPU request, so the packer scores
+ * each distinct state once: on a 12,500-node fleet of a few board types that is a few hundred
+ * lookups. Boards are identities ({@link dev.ace.binpacker.topology.BoardInterner}), so equal
+ * machines share a group and a {@link BoardScorer}; a group that loses its last node is dropped
+ * with its scorer. Nodes without GPUs have a group too (no scorer), so the reasons of an
+ * unschedulable decision are counted per group ({@link IndexReasons}), not per node.
  * Kept current by {@link ClusterState.Listener} callbacks.
  */
 final class NodeIndex implements ClusterState.Listener {
-    /** Nodes of one (pool, board, tainted) kind, bucketed by free mask in flat arrays (no iterator on the hot path). */
-    private static final class Group {
-        final Pool pool;
-        final BoardScorer scorer;
-        /** Members have a NoSchedule/NoExecute taint: every pod must be checked against them. */
-        final boolean tainted;
-        final Map<Long, Integer> slotOf = new HashMap<>();
-        long[] masks = new long[8];
-        BitSet[] nodes = new BitSet[8];
-        int slots;
-        int members;
-
-        Group(Pool pool, BoardScorer scorer, boolean tainted) {
-            this.pool = pool;
-            this.scorer = scorer;
-            this.tainted = tainted;
-        }
-
-        void add(long mask, int node) {
-            Integer slot = slotOf.get(mask);
-            if (slot == null) {
-                if (slots == masks.length) {
-                    masks = Arrays.copyOf(masks, slots * 2);
-                    nodes = Arrays.copyOf(nodes, slots * 2);
-                }
-                slot = slots++;
-                masks[slot] = mask;
-                nodes[slot] = new BitSet();
-                slotOf.put(mask, slot);
-            }
-            nodes[slot].set(node);
-            members++;
-        }
-
-        void remove(long mask, int node) {
-            int slot = slotOf.get(mask);
-            nodes[slot].clear(node);
-            members--;
-            if (!nodes[slot].isEmpty()) return;
-            int last = --slots;
-            slotOf.remove(mask);
-            if (slot != last) {
-                masks[slot] = masks[last];
-                nodes[slot] = nodes[last];
-                slotOf.put(masks[slot], slot);
-            }
-            nodes[last] = null;
-        }
-    }
+    private record GroupKey(Pool pool, GpuBoard board, boolean tainted, TopologyManagerPolicy policy) {}
 
     private final ClusterState state;
-    private final Function<NodeInfo, BoardScorer> scorers;
-    private final List<Group> groups = new ArrayList<>();
-    private Group[] groupOf = new Group[16];
+    private final List<IndexGroup> groups = new ArrayList<>();
+    private final Map<GroupKey, IndexGroup> byKey = new HashMap<>();
+    private final IdentityHashMap<GpuBoard, BoardScorer> scorers = new IdentityHashMap<>();
+    /** Scorers of nodes whose Topology Manager policy narrows the GPU sets (few nodes, built on first use). */
+    private final Map<TopologyManagerPolicy, IdentityHashMap<GpuBoard, BoardScorer>> alignedScorers =
+            new java.util.EnumMap<>(TopologyManagerPolicy.class);
+    private final ConstraintMatches matches;
+    private final GroupFragmentation fragmentation;
+    private IndexGroup[] groupOf = new IndexGroup[16];
     private long[] maskOf = new long[16];
+    private NodeInfo[] infoOf = new NodeInfo[16];
+    private boolean[] sharedOf = new boolean[16];
 
-    NodeIndex(ClusterState state, Function<NodeInfo, BoardScorer> scorers) {
+    NodeIndex(ClusterState state) {
         this.state = state;
-        this.scorers = scorers;
+        this.matches = new ConstraintMatches(state);
+        this.fragmentation = new GroupFragmentation(state, matches);
         for (int i = 0; i < state.capacity(); i++) nodeChanged(i, 0, state.freeMask(i));
         state.addListener(this);
+    }
+
+    List<IndexGroup> groups() { return groups; }
+
+    /** The scorer of a board some live node has (created on first use). */
+    BoardScorer scorer(GpuBoard board) { return scorers.computeIfAbsent(board, BoardScorer::new); }
+
+    /** The scorer of a board under a kubelet Topology Manager policy: the board's own unless the policy aligns NUMA. */
+    BoardScorer scorer(GpuBoard board, TopologyManagerPolicy policy) {
+        if (!policy.constrains()) return scorer(board);
+        return alignedScorers.computeIfAbsent(policy, x -> new IdentityHashMap<>()).computeIfAbsent(board, b -> new BoardScorer(b, policy));
+    }
+
+    private static TopologyManagerPolicy narrowing(NodeInfo n) {
+        return n.topologyPolicy().constrains() ? n.topologyPolicy() : TopologyManagerPolicy.NONE;
     }
 
     @Override
@@ -84,66 +67,225 @@ final class NodeIndex implements ClusterState.Listener {
             int n = Math.max(i + 1, groupOf.length * 2);
             groupOf = Arrays.copyOf(groupOf, n);
             maskOf = Arrays.copyOf(maskOf, n);
-        }
-        Group old = groupOf[i];
-        if (old != null) {
-            old.remove(maskOf[i], i);
-            groupOf[i] = null;
+            infoOf = Arrays.copyOf(infoOf, n);
+            sharedOf = Arrays.copyOf(sharedOf, n);
         }
         NodeInfo n = state.node(i);
-        if (n == null || n.board() == null) return;
-        Group g = groupFor(n.pool(), scorers.apply(n), n.taints().stream().anyMatch(Taint::repels));
+        IndexGroup g = groupOf[i];
+        if (g != null && n == infoOf[i]) {
+            // capacity moved on a known node: same group, another slot (the hot path of every reserve and release)
+            g.remove(maskOf[i], i);
+            g.add(newFree, i);
+            maskOf[i] = newFree;
+            boolean shared = !state.wholeGpusOnly(i);
+            if (shared != sharedOf[i]) g.sharedGpuNodes += shared ? 1 : -1;
+            sharedOf[i] = shared;
+            return;
+        }
+        if (g != null) {
+            g.remove(maskOf[i], i);
+            if (sharedOf[i]) g.sharedGpuNodes--;
+            if (infoOf[i].cpuMilli() > 0) g.cpuTrackedNodes--;
+            if (g.members == 0) drop(g);
+            groupOf[i] = null;
+        }
+        infoOf[i] = n;
+        matches.nodeChanged(i);
+        if (n == null) return;
+        g = groupFor(n);
         g.add(newFree, i);
+        sharedOf[i] = !state.wholeGpusOnly(i);
+        if (sharedOf[i]) g.sharedGpuNodes++;
+        if (n.cpuMilli() > 0) g.cpuTrackedNodes++;
         groupOf[i] = g;
         maskOf[i] = newFree;
     }
 
-    private Group groupFor(Pool pool, BoardScorer scorer, boolean tainted) {
-        for (Group g : groups) if (g.pool == pool && g.scorer == scorer && g.tainted == tainted) return g;
-        Group g = new Group(pool, scorer, tainted);
-        groups.add(g);
+    private IndexGroup groupFor(NodeInfo n) {
+        boolean tainted = false;
+        for (Taint t : n.taints()) tainted |= t.repels();
+        TopologyManagerPolicy policy = narrowing(n);
+        GroupKey key = new GroupKey(n.pool(), n.board(), tainted, policy);
+        IndexGroup g = byKey.get(key);
+        if (g == null) {
+            g = new IndexGroup(n.pool(), n.board() == null ? null : scorer(n.board(), policy), tainted);
+            byKey.put(key, g);
+            groups.add(g);
+        }
         return g;
     }
 
+    private void drop(IndexGroup g) {
+        groups.remove(g);
+        fragmentation.forget(g);
+        TopologyManagerPolicy policy = g.scorer == null ? TopologyManagerPolicy.NONE : g.scorer.policy();
+        byKey.remove(new GroupKey(g.pool, g.board(), g.tainted, policy));
+        if (g.scorer != null && groups.stream().noneMatch(o -> o.scorer == g.scorer)) {
+            if (policy.constrains()) alignedScorers.get(policy).remove(g.board());
+            else scorers.remove(g.board());
+        }
+    }
+
+    /** Live groups and cached board scorers, for tests that check nothing leaks. */
+    int groupCount() { return groups.size(); }
+
+    int scorerCount() {
+        int aligned = 0;
+        for (IdentityHashMap<GpuBoard, BoardScorer> m : alignedScorers.values()) aligned += m.size();
+        return scorers.size() + aligned;
+    }
+
+    ConstraintMatches.Match matches(NodeConstraints c) { return matches.of(c); }
+
     /** True if some node the request may use has an NVLink clique of its size on its board (free or not). */
     boolean anyBoardWithClique(PlacementRequest r) {
-        boolean unconstrained = r.constraints().isEmpty() && r.gpuModel() == null;
-        for (Group g : groups) {
-            if (g.members == 0 || !r.pools().contains(g.pool) || g.scorer.board().largestClique() < r.gpus()) continue;
-            if (unconstrained && !g.tainted) return true;
+        for (IndexGroup g : groups) {
+            if (g.scorer == null || !r.pools().contains(g.pool) || g.board().largestClique() < r.gpus()) continue;
             for (int slot = 0; slot < g.slots; slot++) {
-                if (firstAllowed(g.nodes[slot], r, false) >= 0) return true;
+                if (firstAllowed(g, slot, r) >= 0) return true;
             }
         }
         return false;
     }
 
+    /** True if some GPU node of {@code pool} (any pool when null) is allowed by the pod's constraints. */
+    boolean anyAllowed(Pool pool, NodeConstraints c, boolean checkTaints) {
+        for (IndexGroup g : groups) {
+            if (g.scorer == null || (pool != null && g.pool != pool)) continue;
+            if (c.isEmpty()) {
+                if (!checkTaints || !g.tainted) return true;
+                continue; // no tolerations: every member repels the pod
+            }
+            ConstraintMatches.Match m = matches.of(c);
+            for (int slot = 0; slot < g.slots; slot++) {
+                boolean hit = checkTaints ? nextCommon(g.nodes[slot], m.selected(), m.tolerated(), 0) >= 0
+                        : g.nodes[slot].intersects(m.selected());
+                if (hit) return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The largest NVLink clique on the boards of the GPU nodes of {@code pool} that the pod's own
+     * selector, affinity and tolerations allow, or 0 when none is allowed: per group, not per node.
+     */
+    int largestClique(Pool pool, NodeConstraints c) {
+        int largest = 0;
+        ConstraintMatches.Match m = c.isEmpty() ? null : matches.of(c);
+        for (IndexGroup g : groups) {
+            if (g.scorer == null || g.pool != pool || g.board().largestClique() <= largest) continue;
+            boolean hit = false;
+            if (m == null) {
+                hit = !g.tainted;
+            } else {
+                for (int slot = 0; slot < g.slots && !hit; slot++) hit = nextCommon(g.nodes[slot], m.selected(), m.tolerated(), 0) >= 0;
+            }
+            if (hit) largest = g.board().largestClique();
+        }
+        return largest;
+    }
+
+    /** True if some node of {@code pool} that the pod's constraints allow has an NVLink clique of {@code size} GPUs on its board. */
+    boolean anyCliqueBoard(Pool pool, int size, NodeConstraints c) {
+        for (IndexGroup g : groups) {
+            if (g.scorer == null || g.pool != pool || g.board().largestClique() < size) continue;
+            if (c.isEmpty()) {
+                if (!g.tainted) return true;
+                continue;
+            }
+            ConstraintMatches.Match m = matches.of(c);
+            for (int slot = 0; slot < g.slots; slot++) {
+                if (nextCommon(g.nodes[slot], m.selected(), m.tolerated(), 0) >= 0) return true;
+            }
+        }
+        return false;
+    }
+
+    /** Free disjoint NVLink cliques of {@code size} GPUs over the pool's nodes, one count per distinct board state. */
+    int freeCliques(Pool pool, int size) {
+        int count = 0;
+        for (IndexGroup g : groups) {
+            if (g.scorer == null || g.pool != pool) continue;
+            for (int slot = 0; slot < g.slots; slot++) {
+                count += PoolStats.freeCliques(g.board(), g.masks[slot], size) * g.nodes[slot].cardinality();
+            }
+        }
+        return count;
+    }
+
+    /**
+     * The best node and GPU set for a whole-GPU request that takes no CPU: per slot, the board's
+     * memoised best set and TP damage; with fragmentation scoring, plus the fragmentation the
+     * slot's nodes would gain, TP damage first ({@link FragmentationScorer#TP_FIRST}) as in the scan: from the group's
+     * table when all its nodes admit the same learned shapes ({@link GroupFragmentation}), else for
+     * the slot's first allowed node. Nodes of one slot share board and free mask; among them the
+     * lowest index is taken.
+     */
     PlacementResult.Placed best(PlacementRequest r, boolean clique, PackerConfig config, double[] scratch) {
         DemandMix mix = config.mix();
+        FragmentationScorer frag = config.fragmentation() == null || config.fragmentation().targetSize() == 0 ? null : config.fragmentation();
         int k = r.gpus();
-        boolean unconstrained = r.constraints().isEmpty();
         int bestNode = -1;
         long bestSet = 0;
         double bestDamage = Double.MAX_VALUE;
         int bestRank = Integer.MAX_VALUE;
         int bestLeft = Integer.MAX_VALUE;
-        for (Group g : groups) {
-            if (g.members == 0) continue;
+        for (IndexGroup g : groups) {
+            if (g.scorer == null) continue;
             int rank = r.pools().indexOf(g.pool);
             if (rank < 0) continue;
             if (!config.poolPreferenceStrict()) rank = 0;
-            if (rank > bestRank || g.scorer.board().gpuCount() < k) continue;
-            if (clique && g.scorer.board().largestClique() < k) continue;
+            if (rank > bestRank || g.board().gpuCount() < k) continue;
+            if (clique && g.board().largestClique() < k) continue;
+            double[] table = frag == null ? null : fragmentation.table(g, k, frag);
+            IndexGroup.Scores sc = frag == null || table != null ? g.scores(k, clique, mix, table) : null;
+            if (sc != null) {
+                for (int slot = 0; slot < g.slots; slot++) {
+                    long free = g.masks[slot];
+                    int freeCount = Long.bitCount(free);
+                    if (freeCount < k) continue;
+                    int m = (int) free;
+                    if (!sc.known[m]) {
+                        long set = g.scorer.best(free, k, clique, mix, scratch);
+                        sc.set[m] = set;
+                        sc.total[m] = table == null ? scratch[0] : scratch[0] * FragmentationScorer.TP_FIRST + table[freeCount];
+                        sc.known[m] = true;
+                    }
+                    if (sc.set[m] == 0) continue;
+                    double damage = sc.total[m];
+                    int left = freeCount - k;
+                    int cmp = compare(rank, damage, left, bestRank, bestDamage, bestLeft);
+                    if (cmp > 0) continue;
+                    int node = firstAllowed(g, slot, r);
+                    if (node < 0 || (cmp == 0 && node > bestNode)) continue;
+                    bestNode = node; bestSet = sc.set[m]; bestDamage = damage; bestRank = rank; bestLeft = left;
+                }
+                continue;
+            }
             for (int slot = 0; slot < g.slots; slot++) {
                 long free = g.masks[slot];
-                if (Long.bitCount(free) < k) continue;
+                int freeCount = Long.bitCount(free);
+                if (freeCount < k) continue;
                 long set = g.scorer.best(free, k, clique, mix, scratch);
                 if (set == 0) continue;
                 double damage = scratch[0];
-                int left = Long.bitCount(free) - k;
+                int left = freeCount - k;
+                int node = -1;
+                if (table != null) {
+                    damage = damage * FragmentationScorer.TP_FIRST + table[freeCount];
+                } else if (frag != null) {
+                    // taking k whole GPUs lowers fragmentation by at most 1000 k milli: past that bound no node of the slot can win
+                    if (rank == bestRank && damage * FragmentationScorer.TP_FIRST - 1000.0 * k > bestDamage + 1e-9) continue;
+                    node = firstAllowed(g, slot, r);
+                    if (node < 0) continue;
+                    damage = damage * FragmentationScorer.TP_FIRST + (state.wholeGpusOnly(node)
+                            ? frag.wholeDelta(state, node, freeCount, k)
+                            : frag.delta(state, node, set, 1000, 0));
+                }
                 int cmp = compare(rank, damage, left, bestRank, bestDamage, bestLeft);
                 if (cmp > 0) continue;
-                int node = firstAllowed(g.nodes[slot], r, unconstrained && !g.tainted);
+                if (node < 0) node = firstAllowed(g, slot, r);
                 if (node < 0) continue;
                 if (cmp == 0 && node > bestNode) continue;
                 bestNode = node; bestSet = set; bestDamage = damage; bestRank = rank; bestLeft = left;
@@ -161,10 +303,33 @@ final class NodeIndex implements ClusterState.Listener {
         return Integer.compare(left, bLeft);
     }
 
-    private int firstAllowed(BitSet nodes, PlacementRequest r, boolean open) {
-        if (open) return nodes.nextSetBit(0);
-        for (int i = nodes.nextSetBit(0); i >= 0; i = nodes.nextSetBit(i + 1)) {
-            if (Packer.staticallyAllowed(state.node(i), r)) return i;
+    /** Lowest node of a slot the request's own constraints allow, or -1. */
+    private int firstAllowed(IndexGroup g, int slot, PlacementRequest r) {
+        BitSet nodes = g.nodes[slot];
+        if (r.gpuModel() != null) {
+            for (int i = nodes.nextSetBit(0); i >= 0; i = nodes.nextSetBit(i + 1)) {
+                if (Packer.staticallyAllowed(state.node(i), r)) return i;
+            }
+            return -1;
+        }
+        if (r.constraints().isEmpty()) return g.tainted ? -1 : nodes.nextSetBit(0);
+        ConstraintMatches.Match m = matches.of(r.constraints());
+        return nextCommon(nodes, m.selected(), m.tolerated(), 0);
+    }
+
+    /** Smallest index >= from set in all three bitsets, or -1 (leapfrogging, no allocation). */
+    static int nextCommon(BitSet a, BitSet b, BitSet c, int from) {
+        int i = a.nextSetBit(from);
+        while (i >= 0) {
+            if (!b.get(i)) {
+                i = b.nextSetBit(i);
+            } else if (!c.get(i)) {
+                i = c.nextSetBit(i);
+            } else {
+                return i;
+            }
+            if (i < 0) return -1;
+            i = a.nextSetBit(i);
         }
         return -1;
     }

@@ -1,13 +1,7 @@
 package dev.ace.binpacker.placement;
 
 import dev.ace.binpacker.topology.GpuBoard;
-import dev.ace.binpacker.topology.TopologyManagerPolicy;
-import java.util.ArrayList;
-import java.util.EnumMap;
-import java.util.IdentityHashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The online packer: filter nodes (every reason counted), then pick the node and GPU set that
@@ -21,32 +15,54 @@ import java.util.Map;
 public final class Packer {
     private final ClusterState state;
     private final PackerConfig config;
-    private final IdentityHashMap<GpuBoard, BoardScorer> scorers = new IdentityHashMap<>();
-    /** Scorers of nodes whose Topology Manager policy narrows the GPU sets (few nodes, built on first use). */
-    private final Map<TopologyManagerPolicy, IdentityHashMap<GpuBoard, BoardScorer>> alignedScorers =
-            new EnumMap<>(TopologyManagerPolicy.class);
     private final NodeIndex index;
     private final double[] scratch = new double[1];
 
     public Packer(ClusterState state, PackerConfig config) {
         this.state = state;
         this.config = config;
-        this.index = new NodeIndex(state, n -> scorer(n));
+        this.index = new NodeIndex(state);
+        if (config.fragmentation() != null) state.addListener((i, before, after) -> config.fragmentation().nodeChanged(state, i));
     }
 
     public ClusterState state() { return state; }
 
     public PackerConfig config() { return config; }
 
-    BoardScorer scorer(GpuBoard board) { return scorers.computeIfAbsent(board, BoardScorer::new); }
+    BoardScorer scorer(GpuBoard board) { return index.scorer(board); }
 
-    /** The scorer for a node: its board's, narrowed to the sets its kubelet admits when its policy demands it. */
-    BoardScorer scorer(NodeInfo n) {
-        TopologyManagerPolicy p = n.topologyPolicy();
-        if (!p.constrains()) return scorer(n.board());
-        return alignedScorers.computeIfAbsent(p, x -> new IdentityHashMap<>())
-                .computeIfAbsent(n.board(), b -> new BoardScorer(b, p));
+    /** The scorer for a node: its board's, narrowed to the sets its kubelet admits when its Topology Manager policy demands it. */
+    BoardScorer scorer(NodeInfo n) { return index.scorer(n.board(), n.topologyPolicy()); }
+
+    NodeIndex index() { return index; }
+
+    /**
+     * True if some GPU node of {@code pool} (any pool when null) is allowed by the pod's own
+     * constraints: answered from the index groups, not by reading every node. Call under the
+     * allocator lock.
+     */
+    public boolean anyAllowed(Pool pool, NodeConstraints c, boolean checkTaints) { return index.anyAllowed(pool, c, checkTaints); }
+
+    /**
+     * The pools a whole-GPU inference replica of {@code gpus} GPUs is offered, in order: the
+     * inference pool when the pod's constraints allow it, else the general pool; a TP 2 replica
+     * first tries NVLink pairs of the general pool (bridged A100/H100 PCIe boards), so the
+     * inference pool's 8-GPU domains stay whole for TP 4 and TP 8 (issue 10: in protocol B this
+     * removed most of the waiting GPU-hours). Call under the allocator lock.
+     */
+    public List<Pool> inferencePools(int gpus, NodeConstraints c) {
+        List<Pool> pools = new java.util.ArrayList<>(2);
+        if (gpus == 2 && index.anyCliqueBoard(Pool.GENERAL, 2, c)) pools.add(Pool.GENERAL);
+        if (index.anyAllowed(Pool.INFERENCE, c, true)) pools.add(Pool.INFERENCE);
+        if (pools.isEmpty()) pools.add(Pool.GENERAL);
+        return List.copyOf(pools);
     }
+
+    /** Largest NVLink clique among the pool's GPU nodes the pod's constraints allow (0 if none), from the index. Call under the allocator lock. */
+    public int largestClique(Pool pool, NodeConstraints c) { return index.largestClique(pool, c); }
+
+    /** Free disjoint NVLink cliques of {@code size} GPUs on a pool, counted per distinct board state. Call under the allocator lock. */
+    public int freeCliques(Pool pool, int size) { return index.freeCliques(pool, size); }
 
     /** Tells the demand mix what was asked for, so the score follows the real workload. */
     public void observe(PlacementRequest r) {
@@ -123,7 +139,7 @@ public final class Packer {
                 set = s.best(free, r.gpus(), clique, mix, scratch);
                 if (set == 0) continue;
                 damage = scratch[0];
-                if (frag != null) damage = damage * 1000 + frag.delta(state, i, set, 1000, r.cpuMilli());
+                if (frag != null) damage = damage * FragmentationScorer.TP_FIRST + frag.delta(state, i, set, 1000, r.cpuMilli());
                 left = Long.bitCount(free) - r.gpus();
             }
             // nodes are visited in index order, so only a strictly better candidate replaces the best
@@ -141,12 +157,19 @@ public final class Packer {
     private long fragmentationShareGpu(int i, NodeInfo n, PlacementRequest r, BoardScorer s, long free, FragmentationScorer frag) {
         long best = 0;
         double bestDamage = Double.MAX_VALUE;
+        double wholeFrag = Double.NaN;
         for (int g = 0; g < n.gpuCount(); g++) {
             int f = state.milliFree(i, g);
-            if (f < r.milliPerGpu()) continue;
+            if (f < r.milliPerGpu() || (f < 1000 && sameFreeEarlier(i, g, f))) continue; // equal shared GPUs score alike
             long bit = 1L << g;
-            double tp = (free & bit) != 0 ? s.value(free, config.mix()) - s.value(free & ~bit, config.mix()) : 0;
-            double d = tp * 1000 + frag.delta(state, i, bit, r.milliPerGpu(), r.cpuMilli());
+            double d;
+            if ((free & bit) != 0) {
+                // every whole GPU leaves the same fragmentation; only the TP capacity it breaks differs
+                if (Double.isNaN(wholeFrag)) wholeFrag = frag.delta(state, i, bit, r.milliPerGpu(), r.cpuMilli());
+                d = (s.value(free, config.mix()) - s.value(free & ~bit, config.mix())) * FragmentationScorer.TP_FIRST + wholeFrag;
+            } else {
+                d = frag.delta(state, i, bit, r.milliPerGpu(), r.cpuMilli());
+            }
             if (best == 0 || d < bestDamage - 1e-9 || (Math.abs(d - bestDamage) <= 1e-9 && f < state.milliFree(i, Long.numberOfTrailingZeros(best)))) {
                 best = bit;
                 bestDamage = d;
@@ -154,6 +177,11 @@ public final class Packer {
         }
         scratch[0] = bestDamage;
         return best;
+    }
+
+    private boolean sameFreeEarlier(int node, int g, int f) {
+        for (int h = 0; h < g; h++) if (state.milliFree(node, h) == f) return true;
+        return false;
     }
 
     /** Best fit among GPUs already shared, else a whole free GPU chosen by damage. */
@@ -166,7 +194,7 @@ public final class Packer {
             if (free - milli < bestLeft) { best = g; bestLeft = free - milli; }
         }
         if (best >= 0) return best;
-        long set = scorer(n.board()).best(state.freeMask(i), 1, false, config.mix(), scratch);
+        long set = scorer(n).best(state.freeMask(i), 1, false, config.mix(), scratch);
         return set == 0 ? -1 : Long.numberOfTrailingZeros(set);
     }
 
@@ -185,46 +213,8 @@ public final class Packer {
         return new PlacementResult.Placed(n.name(), node, set, full, domain, damage);
     }
 
-    /** The slow path, taken only when nothing fits: the first failing filter of every node, counted. */
+    /** Taken only when nothing fits: the first failing filter of every node, counted per index group. */
     private PlacementResult.Unschedulable explain(PlacementRequest r, boolean clique) {
-        Map<ReasonCode, Map<String, Integer>> counts = new EnumMap<>(ReasonCode.class);
-        int considered = 0;
-        for (int i = 0; i < state.capacity(); i++) {
-            NodeInfo n = state.node(i);
-            if (n == null) continue;
-            considered++;
-            ReasonCode code;
-            String detail = "";
-            if (!r.pools().contains(n.pool())) {
-                code = ReasonCode.WRONG_POOL; detail = n.pool().label();
-            } else if (!r.constraints().selects(n.labels())) {
-                code = ReasonCode.NOT_SELECTED;
-            } else if (!r.constraints().toleratesAll(n.taints())) {
-                code = ReasonCode.UNTOLERATED_TAINT;
-            } else if (r.gpuModel() != null && !r.gpuModel().equals(n.gpuModel())) {
-                code = ReasonCode.WRONG_GPU_MODEL; detail = r.gpuModel();
-            } else if (n.gpuCount() == 0) {
-                code = ReasonCode.NO_GPUS;
-            } else if (n.gpuCount() < r.gpus()) {
-                code = ReasonCode.TOO_FEW_GPUS; detail = Integer.toString(r.gpus());
-            } else if (clique && n.board().largestClique() < r.gpus()) {
-                code = ReasonCode.NO_CLIQUE_ON_BOARD; detail = Integer.toString(r.gpus());
-            } else if (!n.topologyPolicy().canEverAdmit(n.board(), r.gpus())) {
-                code = ReasonCode.TOPOLOGY_POLICY; detail = n.topologyPolicy().label() + " and no NUMA node with " + r.gpus() + " GPUs";
-            } else if (r.cpuMilli() > 0 && n.cpuMilli() > 0 && state.cpuFree(i) < r.cpuMilli()) {
-                code = ReasonCode.INSUFFICIENT_CPU; detail = r.cpuMilli() + "m";
-            } else if (r.isShare()) {
-                code = ReasonCode.NO_GPU_SHARE; detail = Integer.toString(r.milliPerGpu());
-            } else if (Long.bitCount(state.freeMask(i)) < r.gpus()) {
-                code = ReasonCode.TOO_FEW_FREE_GPUS; detail = Integer.toString(r.gpus());
-            } else {
-                code = ReasonCode.NO_FREE_CLIQUE; detail = Integer.toString(r.gpus());
-            }
-            counts.computeIfAbsent(code, c -> new LinkedHashMap<>()).merge(detail, 1, Integer::sum);
-        }
-        List<PlacementResult.ReasonCount> reasons = new ArrayList<>();
-        counts.forEach((code, byDetail) -> byDetail.forEach((detail, c) -> reasons.add(new PlacementResult.ReasonCount(code, detail, c))));
-        reasons.sort((a, b) -> Integer.compare(b.nodes(), a.nodes()));
-        return new PlacementResult.Unschedulable(considered, reasons);
+        return IndexReasons.explain(state, index, r, clique);
     }
 }

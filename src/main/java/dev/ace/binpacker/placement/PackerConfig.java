@@ -5,8 +5,8 @@ package dev.ace.binpacker.placement;
  *
  * @param mix               demand mix the score protects (learned online unless frozen)
  * @param poolPreferenceStrict true: a pool later in a request's list is used only when no earlier pool fits
- * @param fragmentation        when set, requests that share a GPU or count CPU also weigh FGD-style
- *                             fragmentation learned from the requests seen (trace replay); null = off
+ * @param fragmentation        when set, every decision also weighs FGD-style fragmentation learned
+ *                             from the requests seen ({@link FragmentationScorer}); null = off
  */
 public record PackerConfig(DemandMix mix, boolean poolPreferenceStrict, FragmentationScorer fragmentation) {
     public PackerConfig(DemandMix mix, boolean poolPreferenceStrict) { this(mix, poolPreferenceStrict, null); }
@@ -18,7 +18,14 @@ public record PackerConfig(DemandMix mix, boolean poolPreferenceStrict, Fragment
      */
     public PackerConfig withFragmentation() { return new PackerConfig(mix, poolPreferenceStrict, new FragmentationScorer(1.0, false)); }
 
-    public static PackerConfig defaults() { return new PackerConfig(DemandMix.inferenceDefault(), true); }
+    /** This configuration without fragmentation scoring: TP capacity alone (the engine before issue 10). */
+    public PackerConfig withoutFragmentation() { return new PackerConfig(mix, poolPreferenceStrict, null); }
+
+    /** This configuration with another demand mix (a neutral prior, say). */
+    public PackerConfig withMix(DemandMix m) { return new PackerConfig(m, poolPreferenceStrict, fragmentation); }
+
+    /** What the webhook runs ({@code cluster.Fleet}) and the simulator's {@code ace} row measures. */
+    public static PackerConfig defaults() { return new PackerConfig(DemandMix.inferenceDefault(), true).withFragmentation(); }
 
     public static PackerConfig frozen(double[] prior) { return new PackerConfig(DemandMix.frozen(prior), true); }
 }

@@ -64,11 +64,16 @@ public record PoolStats(Pool pool, int nodes, int gpus, int freeGpus, int strand
      * all-to-all boards (a division); greedy over the board's clique list elsewhere.
      */
     public static int freeCliques(NodeInfo n, long free, int size) {
-        if (n.board() == null || n.gpuCount() < size) return 0;
-        if (n.board().isAllToAll()) return Long.bitCount(free) / size;
+        return n.board() == null ? 0 : freeCliques(n.board(), free, size);
+    }
+
+    /** {@link #freeCliques(NodeInfo, long, int)} for a board and free mask. */
+    public static int freeCliques(dev.ace.binpacker.topology.GpuBoard board, long free, int size) {
+        if (board.gpuCount() < size) return 0;
+        if (board.isAllToAll()) return Long.bitCount(free) / size;
         int count = 0;
         long left = free;
-        for (long q : n.board().cliques(size)) {
+        for (long q : board.cliques(size)) {
             if ((q & ~left) == 0) {
                 count++;
                 left &= ~q;

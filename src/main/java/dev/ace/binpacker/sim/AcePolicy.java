@@ -31,26 +31,32 @@ final class AcePolicy implements Policy {
     private final PackerConfig config;
     private final Map<String, NodeConstraints> bySpec = new HashMap<>();
 
-    AcePolicy(SimContext c, Supplier<PackerConfig> config) {
+    /** False for the variant that offers TP replicas the inference pool first, then the general pool (before issue 10). */
+    private final boolean webhookPools;
+
+    AcePolicy(SimContext c, Supplier<PackerConfig> config) { this(c, config, true); }
+
+    AcePolicy(SimContext c, Supplier<PackerConfig> config, boolean webhookPools) {
+        this.webhookPools = webhookPools;
         this.c = c;
         this.config = config.get();
         this.allocator = new Allocator(c.state(), this.config);
     }
-
-    /** The engine's configuration for a trace replay: defaults plus learned fragmentation scoring. */
-    static PackerConfig openbConfig() { return PackerConfig.defaults().withFragmentation(); }
-
-    /** The engine as the webhook runs it (no fragmentation scoring), for before/after comparisons. */
-    static PackerConfig baseConfig() { return PackerConfig.defaults(); }
 
     @Override
     public boolean place(SimPod pod, String id) {
         return place(pod, id, 1, List.of(Pool.GENERAL));
     }
 
+    /**
+     * {@code pools} is the protocol's suggestion; a TP replica instead gets the pools the webhook
+     * offers ({@link dev.ace.binpacker.placement.Packer#inferencePools}), so protocol B measures what
+     * the webhook does.
+     */
     @Override
     public boolean place(SimPod pod, String id, int tp, List<Pool> pools) {
         if (pod.cpuOnly()) return placeCpuOnly(pod, id);
+        if (tp >= 2 && webhookPools) pools = allocator.read(a -> a.packer().inferencePools(pod.numGpu(), NodeConstraints.NONE));
         PlacementRequest r = new PlacementRequest(id, WorkloadClass.UNKNOWN, pod.numGpu(), pod.milli(), tp,
                 pools, constraints(pod.spec()), pod.cpuMilli(), null);
         Allocator.Outcome o = allocator.place(r, false, 0);

@@ -5,9 +5,13 @@ import dev.ace.binpacker.placement.Ledger;
 import dev.ace.binpacker.placement.Reservation;
 
 /**
- * Shared skeleton of the scoring baselines, as kube-scheduler runs them: filter every node, score
- * the feasible ones, take the highest score with ties broken uniformly at random (seeded), then
+ * Shared skeleton of the scoring baselines, as the FGD authors' simulator runs them: filter every
+ * node, score the feasible ones with the policy's plugin alone (their scheduler configuration
+ * disables kube-scheduler's default score plugins), take the highest score, a tie going to the
+ * lexicographically smallest node name (their vendored {@code genericScheduler.selectHost}), then
  * commit the pod's GPUs through {@link Ledger#reserve}, the production capacity accounting.
+ * {@link #withKubeDefaults()} gives the variant with kube-scheduler's scores beside the plugin and
+ * random ties (upstream kube-scheduler's selectHost).
  */
 abstract class Baseline implements Policy {
     final SimContext c;
@@ -36,15 +40,30 @@ abstract class Baseline implements Policy {
             if (!feasible(i, pod)) continue;
             double s = score(i, pod);
             if (Double.isNaN(s)) continue;
-            if (withKubeDefaults) s = 1000 * s + kubeDefaults(i, pod);
+            if (kubeDefaults) s = 1000 * s + kubeDefaults(i, pod);
             if (s > bestScore) {
                 bestScore = s; best = i; bestMask = mask; ties = 1;
-            } else if (s == bestScore && c.rnd().nextInt(++ties) == 0) {
+            } else if (s == bestScore && (randomTies ? c.rnd().nextInt(++ties) == 0 : nameBefore(i, best))) {
                 best = i; bestMask = mask;
             }
         }
         if (best < 0) return false;
         return commit(best, bestMask, pod, id);
+    }
+
+    private boolean nameBefore(int i, int j) {
+        return cluster.nodes().get(i).name().compareTo(cluster.nodes().get(j).name()) < 0;
+    }
+
+    /**
+     * This policy with kube-scheduler's default scores at weight 1 beside its own at weight 1000
+     * and ties at random: the configuration of earlier versions of this simulator, kept as the
+     * {@code -kube} rows because it is how the plugin would behave in a stock kube-scheduler.
+     */
+    Baseline withKubeDefaults() {
+        kubeDefaults = true;
+        randomTies = true;
+        return this;
     }
 
     boolean commit(int node, long gpuMask, SimPod pod, String id) {
@@ -59,11 +78,13 @@ abstract class Baseline implements Policy {
     }
 
     /**
-     * The authors' simulator runs its policy plugin at weight 1000 beside kube-scheduler's default
-     * score plugins at weight 1; of those only LeastAllocated and BalancedAllocation (CPU, memory)
-     * differ between nodes here. They decide every tie of the policy's integer score.
+     * kube-scheduler's default scores beside the plugin's: of those only LeastAllocated and
+     * BalancedAllocation (CPU, memory) differ between nodes here, so they decide every tie of the
+     * plugin's integer score.
      */
-    boolean withKubeDefaults = true;
+    boolean kubeDefaults;
+    /** Ties broken uniformly at random (seeded), as upstream kube-scheduler does, instead of by name. */
+    boolean randomTies;
 
     long kubeDefaults(int i, SimPod pod) {
         double cpuCap = cluster.cpuCap(i), memCap = cluster.memCap(i);

@@ -18,7 +18,12 @@ public final class JsonReport {
             points(b, PolicySummary.ALLOCATION_POINTS, r.allocation());
             b.append("},\"fragRateAt\":{");
             points(b, PolicySummary.FRAG_POINTS, r.fragRate());
-            b.append("},\"placed\":").append(r.placed()).append(",\"failed\":").append(r.failed());
+            b.append("},\"allocation130BySeed\":[");
+            for (int k = 0; k < r.allocation130BySeed().length; k++) b.append(k == 0 ? "" : ",").append(num(r.allocation130BySeed()[k]));
+            b.append("],\"allocation130Sd\":").append(num(r.seedSpread130()));
+            Published.Figure pub = Published.at130(trace, r.policy());
+            if (pub != null) b.append(",\"published130\":{\"mean\":").append(num(pub.mean())).append(",\"sd\":").append(num(pub.sd())).append('}');
+            b.append(",\"placed\":").append(r.placed()).append(",\"failed\":").append(r.failed());
             b.append(",\"decisionMicros\":{\"p50\":").append(num(r.p50Micros())).append(",\"p99\":").append(num(r.p99Micros()))
                     .append(",\"max\":").append(num(r.maxMicros())).append("}}");
         }

@@ -16,7 +16,7 @@ final class K8sPolicy extends Baseline {
     K8sPolicy(SimContext c, Mode mode) {
         super(c);
         this.mode = mode;
-        this.withKubeDefaults = false; // these policies are the kube-scheduler scores themselves
+        this.randomTies = true; // these policies are upstream kube-scheduler's own scores
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.ace.binpacker.sim;
 
+import dev.ace.binpacker.placement.DemandMix;
 import dev.ace.binpacker.placement.PackerConfig;
 
 /** Builds a policy by name for one run. */
@@ -9,8 +10,11 @@ public final class Policies {
     public static Policy create(String name, SimContext c) {
         return switch (name) {
             case "random" -> new RandomPolicy(c);
+            case "random-kube" -> new RandomPolicy(c).withKubeDefaults();
             case "best-fit" -> new BestFitPolicy(c);
+            case "best-fit-kube" -> new BestFitPolicy(c).withKubeDefaults();
             case "fgd" -> new FgdPolicy(c);
+            case "fgd-kube" -> new FgdPolicy(c).withKubeDefaults();
             case "dot-prod" -> new DotProdPolicy(c);
             case "packing" -> new PackingPolicy(c);
             case "clustering" -> new ClusteringPolicy(c);
@@ -18,8 +22,10 @@ public final class Policies {
             case "k8s-binpack" -> new K8sPolicy(c, K8sPolicy.Mode.BINPACK);
             case "device-plugin" -> new K8sPolicy(c, K8sPolicy.Mode.DEVICE_PLUGIN);
             case "hived" -> new HivedPolicy(c);
-            case "ace" -> new AcePolicy(c, AcePolicy::openbConfig);
-            case "ace-base" -> new AcePolicy(c, AcePolicy::baseConfig);
+            case "ace" -> new AcePolicy(c, PackerConfig::defaults);
+            case "ace-neutral" -> new AcePolicy(c, () -> PackerConfig.defaults().withMix(DemandMix.neutral()));
+            case "ace-tp2-hgx" -> new AcePolicy(c, PackerConfig::defaults, false);
+            case "ace-nofrag" -> new AcePolicy(c, () -> PackerConfig.defaults().withoutFragmentation());
             default -> throw new IllegalArgumentException("unknown policy '" + name + "'; known: " + String.join(", ", Policy.NAMES));
         };
     }

@@ -19,4 +19,7 @@ public interface Policy {
     /** Policy names in the order reports list them. */
     java.util.List<String> NAMES = java.util.List.of("random", "k8s-default", "k8s-binpack", "best-fit", "dot-prod",
             "clustering", "packing", "fgd", "device-plugin", "hived", "ace");
+
+    /** Variants reported beside the main rows: baselines with kube-scheduler's scores, ACE without parts of itself. */
+    java.util.List<String> VARIANTS = java.util.List.of("random-kube", "best-fit-kube", "fgd-kube", "ace-nofrag", "ace-neutral", "ace-tp2-hgx");
 }

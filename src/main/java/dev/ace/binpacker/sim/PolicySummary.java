@@ -5,7 +5,7 @@ import java.util.List;
 
 /** Mean curves over seeds and the pooled decision-time distribution of one policy. */
 public record PolicySummary(String policy, double[] allocation, double[] fragRate, double p50Micros,
-                            double p99Micros, double maxMicros, int placed, int failed) {
+                            double p99Micros, double maxMicros, int placed, int failed, double[] allocation130BySeed) {
     public static final int[] ALLOCATION_POINTS = {80, 90, 95, 100, 130};
     public static final int[] FRAG_POINTS = {50, 70, 80, 90};
 
@@ -29,8 +29,9 @@ public record PolicySummary(String policy, double[] allocation, double[] fragRat
             k += r.decisionNanos().length;
         }
         Arrays.sort(all);
+        double[] bySeed = runs.stream().mapToDouble(r -> r.allocation()[ProtocolA.MAX_PERCENT]).toArray();
         return new PolicySummary(policy, alloc, frag, micros(all, 0.50), micros(all, 0.99),
-                all.length == 0 ? 0 : all[all.length - 1] / 1000.0, placed, failed);
+                all.length == 0 ? 0 : all[all.length - 1] / 1000.0, placed, failed, bySeed);
     }
 
     private static double micros(long[] sorted, double q) {
@@ -40,6 +41,12 @@ public record PolicySummary(String policy, double[] allocation, double[] fragRat
     }
 
     public double allocationAt(int percent) { return allocation[percent]; }
+
+    /** Standard deviation of the allocation at 130 % over the seeds (population, as the published figures). */
+    public double seedSpread130() {
+        double mean = Arrays.stream(allocation130BySeed).average().orElse(0);
+        return Math.sqrt(Arrays.stream(allocation130BySeed).map(x -> (x - mean) * (x - mean)).average().orElse(0));
+    }
 
     public double fragRateAt(int percent) { return fragRate[percent]; }
 }

@@ -27,6 +27,30 @@ public final class ProtocolB {
 
     private record Departure(double time, String id) {}
 
+    /** Running TP replicas, how many of them sit on an NVLink clique, and when each waiting one arrived. */
+    private static final class Tp {
+        final java.util.Map<String, Boolean> running = new java.util.HashMap<>();
+        int onClique;
+        final List<Double> waits = new ArrayList<>();
+        double fullHours, demandHours, waitingGpuHours;
+
+        void started(FleetPod pod, boolean full, double at) {
+            running.put(pod.id(), full);
+            if (full) onClique++;
+            double wait = at - pod.arrival();
+            if (wait > 0) {
+                waits.add(wait);
+                waitingGpuHours += wait / 3600 * pod.gpus();
+            }
+            if (full) fullHours += pod.duration() / 3600;
+        }
+
+        void left(String id) {
+            Boolean full = running.remove(id);
+            if (Boolean.TRUE.equals(full)) onClique--;
+        }
+    }
+
     public FleetResult run(String policy, List<FleetPod> pods, long seed) {
         List<SimPod> shapes = new ArrayList<>();
         for (FleetPod p : pods) shapes.add(p.asSimPod());
@@ -34,20 +58,20 @@ public final class ProtocolB {
         Policy p = Policies.create(policy, ctx);
         PriorityQueue<Departure> departures = new PriorityQueue<>((a, b) -> Double.compare(a.time(), b.time()));
         ArrayDeque<FleetPod> waiting = new ArrayDeque<>();
+        Tp tp = new Tp();
         long[] nanos = new long[pods.size() * 2];
         int decisions = 0, tpPods = 0, tpPlaced = 0, tpFull = 0, everWaited = 0, otherFailed = 0, smallOnInference = 0;
         double allocSum = 0, strandedSum = 0, clean = 0, frag = 0, full = 0;
         int samples = 0;
         int hours = (int) (pods.get(pods.size() - 1).arrival() / 3600) + 1;
-        double[] byHour = new double[hours];
+        double[][] byHour = new double[3][hours];
         int[] inHour = new int[hours];
         for (FleetPod pod : pods) {
-            boolean freed = false;
             while (!departures.isEmpty() && departures.peek().time() <= pod.arrival()) {
-                p.release(departures.poll().id());
-                freed = true;
-            }
-            if (freed) {
+                Departure d = departures.poll();
+                p.release(d.id());
+                tp.left(d.id());
+                // a departure frees GPUs now: the queue is retried at that moment, oldest first
                 for (Iterator<FleetPod> it = waiting.iterator(); it.hasNext(); ) {
                     FleetPod w = it.next();
                     if (decisions == nanos.length) nanos = java.util.Arrays.copyOf(nanos, nanos.length * 2);
@@ -56,21 +80,28 @@ public final class ProtocolB {
                     nanos[decisions++] = System.nanoTime() - t0;
                     if (!ok) continue;
                     it.remove();
-                    departures.add(new Departure(pod.arrival() + w.duration(), w.id()));
+                    departures.add(new Departure(d.time() + w.duration(), w.id()));
+                    boolean clique = fullBandwidth(ctx.state(), p, w.id());
                     tpPlaced++;
-                    if (fullBandwidth(ctx.state(), p, w.id())) tpFull++;
+                    if (clique) tpFull++;
+                    tp.started(w, clique, d.time());
                 }
             }
             if (decisions == nanos.length) nanos = java.util.Arrays.copyOf(nanos, nanos.length * 2);
             long t0 = System.nanoTime();
             boolean ok = p.place(pod.asSimPod(), pod.id(), pod.tp(), pools(pod));
             nanos[decisions++] = System.nanoTime() - t0;
-            if (pod.isTp()) tpPods++;
+            if (pod.isTp()) {
+                tpPods++;
+                tp.demandHours += pod.duration() / 3600;
+            }
             if (ok) {
                 departures.add(new Departure(pod.arrival() + pod.duration(), pod.id()));
                 if (pod.isTp()) {
+                    boolean clique = fullBandwidth(ctx.state(), p, pod.id());
                     tpPlaced++;
-                    if (fullBandwidth(ctx.state(), p, pod.id())) tpFull++;
+                    if (clique) tpFull++;
+                    tp.started(pod, clique, pod.arrival());
                 } else if (onInference(ctx.state(), p, pod.id())) {
                     smallOnInference++;
                 }
@@ -83,7 +114,9 @@ public final class ProtocolB {
             double[] d = sample(ctx.state());
             allocSum += d[0];
             int h = (int) (pod.arrival() / 3600);
-            byHour[h] += d[0];
+            byHour[0][h] += d[0];
+            byHour[1][h] += tp.running.isEmpty() ? 100 : 100.0 * tp.onClique / tp.running.size();
+            byHour[2][h] += waiting.size();
             inHour[h]++;
             strandedSum += d[1];
             clean += d[2];
@@ -91,9 +124,23 @@ public final class ProtocolB {
             full += d[4];
             samples++;
         }
+        double end = pods.get(pods.size() - 1).arrival();
+        for (FleetPod w : waiting) {
+            tp.waits.add(end - w.arrival()); // still waiting: a lower bound of its wait
+            tp.waitingGpuHours += (end - w.arrival()) / 3600 * w.gpus();
+        }
+        double[] waits = tp.waits.stream().mapToDouble(x -> x / 60).sorted().toArray();
+        FleetResult.Waits w = new FleetResult.Waits(tpPods == 0 ? 0 : 100.0 * everWaited / tpPods, waits,
+                tp.waitingGpuHours, tp.demandHours == 0 ? 100 : 100.0 * tp.fullHours / tp.demandHours);
         return new FleetResult(policy, tpPods, tpPlaced == 0 ? 100 : 100.0 * tpFull / tpPlaced, tpPlaced - tpFull, waiting.size(), everWaited,
                 otherFailed, allocSum / samples, strandedSum / samples, clean / samples, frag / samples, full / samples,
-                smallOnInference, java.util.Arrays.copyOf(nanos, decisions), hourly(byHour, inHour));
+                smallOnInference, java.util.Arrays.copyOf(nanos, decisions), hourly(byHour[0], inHour), w,
+                hourly(byHour[1], inHour), hourly(byHour[2], inHour));
+    }
+
+    static double quantile(double[] sorted, double q) {
+        if (sorted.length == 0) return 0;
+        return sorted[(int) Math.max(0, Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1))];
     }
 
     private static double[] hourly(double[] sum, int[] count) {

@@ -35,7 +35,7 @@ class NodesCommandTest {
                 a100-pcie-0
                   pool:         general
                   gpus:         4 x NVIDIA-A100-80GB-PCIe
-                  board:        a100-pcie-0 (bridged pairs; ace.dev/topology annotation (measured))
+                  board:        measured 4-GPU board (bridged pairs; ace.dev/topology annotation (measured))
                   nvlink:       2 domain(s) [0,1] [2,3], largest clique 2
                   free cliques: 2 x 2-GPU
                 """), out);

@@ -9,11 +9,12 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Reduced faithfulness check for CI (two seeds on openb-default; the ten-seed run and its figures
- * are in docs/benchmarks.md). Two seeds move the mean by a few tenths, so the tolerances here are
- * the documented ones: BestFit within 0.5 point of the published 93.08; FGD's fragmentation rate
- * within 2 points at 50 and 70 % arrival; FGD's allocation within 2.5 points of the published 95.39
- * (the known gap this simulator has not closed, see docs/benchmarks.md).
+ * Reduced faithfulness check for CI (two seeds on openb-default; the ten-seed runs on three lists
+ * are in docs/benchmarks.md). The baselines run as the FGD authors run them: their plugin alone,
+ * ties to the smallest node name, Random one uniform feasible node. Two seeds move a mean by up to
+ * a few tenths (Random's seed-to-seed spread is 0.3), so: BestFit and FGD within 0.5 point of the
+ * published 93.08 and 95.39, Random within 1; FGD's fragmentation rate within 1 point at 50, 70 and
+ * 80 % arrival.
  */
 class FaithfulnessTest {
     private static ProtocolA protocol;
@@ -36,11 +37,17 @@ class FaithfulnessTest {
     }
 
     @Test
-    void fgdFragmentationFollowsThePublishedCurveAndItsAllocationStaysNearThePaper() {
+    void fgdLandsOnThePublishedAllocationAndFragmentationCurve() {
         PolicySummary fgd = twoSeeds("fgd");
-        assertEquals(17.86, fgd.fragRateAt(50), 2.0);
-        assertEquals(23.17, fgd.fragRateAt(70), 2.0);
-        assertEquals(95.39, fgd.allocationAt(130), 2.5);
+        assertEquals(95.39, fgd.allocationAt(130), 0.5);
+        assertEquals(17.86, fgd.fragRateAt(50), 1.0);
+        assertEquals(23.17, fgd.fragRateAt(70), 1.0);
+        assertEquals(29.86, fgd.fragRateAt(80), 1.0);
+    }
+
+    @Test
+    void randomLandsNearThePublishedAllocation() {
+        assertEquals(87.47, twoSeeds("random").allocationAt(130), 1.0);
     }
 
     @Test

@@ -26,13 +26,15 @@ class FleetTest {
     }
 
     @Test
-    void aceKeepsEveryTpReplicaOnAnNvlinkCliqueAndSmallPodsOffTheInferencePool() {
+    void aceKeepsEveryTpReplicaOnAnNvlinkCliqueAndFewerSmallPodsOnTheInferencePoolThanKubernetes() {
         ProtocolB b = new ProtocolB(new SimCluster(FleetTrace.cluster(), new OpenbBoards()));
-        FleetResult r = b.run("ace", FleetTrace.generate(3, 400, 50, FleetTrace.DEFAULT_MIX), 3);
+        List<FleetPod> trace = FleetTrace.generate(3, 400, 50, FleetTrace.DEFAULT_MIX);
+        FleetResult r = b.run("ace", trace, 3);
         assertEquals(100.0, r.tpFullBandwidthPct(), 1e-9);
         assertEquals(0, r.tpDegraded());
-        assertEquals(0, r.smallOnInference());
         assertEquals(0, r.strandedGpus(), 1e-9);
+        // small pods use the inference pool only once slicing and general are full (TP 2 takes the general pool's pairs first)
+        assertTrue(r.smallOnInference() < b.run("k8s-default", trace, 3).smallOnInference() / 4, "small on inference: " + r.smallOnInference());
     }
 
     @Test
@@ -40,5 +42,34 @@ class FleetTest {
         ProtocolB b = new ProtocolB(new SimCluster(FleetTrace.cluster(), new OpenbBoards()));
         FleetResult r = b.run("k8s-default", FleetTrace.generate(3, 400, 50, FleetTrace.DEFAULT_MIX), 3);
         assertTrue(r.tpDegraded() > 0, "k8s-default placed every TP replica on a clique by luck");
+    }
+
+    @Test
+    void aceSendsTp2ReplicasToBridgedPairsOfTheGeneralPoolBeforeTheNvswitchNodes() {
+        SimContext ctx = SimFixtures.context(FleetTrace.cluster(), TargetWorkload.of(List.of(), 95));
+        Policy ace = Policies.create("ace", ctx);
+        assertTrue(ace.place(new SimPod("tp2", 0, 0, 2, 1000, "", -1), "tp2", 2, List.of()));
+        var r = ace.reservation("tp2").orElseThrow();
+        assertTrue(r.node().startsWith("nvl-"), "TP2 went to " + r.node());
+        assertTrue(ctx.state().node(ctx.state().indexOf(r.node())).board().isClique(r.gpuMask()));
+        assertTrue(ace.place(new SimPod("tp4", 0, 0, 4, 1000, "", -1), "tp4", 4, List.of()));
+        assertTrue(ace.reservation("tp4").orElseThrow().node().startsWith("hgx-"));
+    }
+
+    @Test
+    void theFleetPageExplainsItsColumnsAndDrawsTpOnCliqueWaitingAndGpusInUse() {
+        ProtocolB b = new ProtocolB(new SimCluster(FleetTrace.cluster(), new OpenbBoards()));
+        List<FleetPod> trace = FleetTrace.generate(5, 600, 70, FleetTrace.DEFAULT_MIX);
+        List<FleetResult> rs = List.of(FleetReport.mean("ace", List.of(b.run("ace", trace, 5))),
+                FleetReport.mean("hived", List.of(b.run("hived", trace, 5))));
+        String html = FleetHtml.html("fleet", List.of(5L), 70, rs);
+        for (String s : List.of("TP replicas on an NVLink clique over time", "TP replicas waiting over time", "GPUs in use over time",
+                "wait p95 min", "full-BW hours %", "<dt>waited %</dt>")) {
+            assertTrue(html.contains(s), s);
+        }
+        FleetResult.Waits w = rs.get(0).waits();
+        assertEquals(w.minutes().length == 0, w.p95Minutes() == 0);
+        assertTrue(w.p50Minutes() <= w.p95Minutes());
+        assertTrue(w.fullBandwidthHoursPct() > 0 && w.fullBandwidthHoursPct() <= 100);
     }
 }

@@ -78,7 +78,9 @@ class AdmissionGoldenTest {
 
     private void check(String name, JsonNode review, JsonNode r, Pod pod) {
         switch (name) {
-            case "tp2", "tp4", "tp8" -> assertReserved(pod, Integer.parseInt(name.substring(2)), "hgx-");
+            // TP 2 takes an NVLink-bridged pair of the general pool first, keeping the HGX domains whole for TP 4 and 8
+            case "tp2" -> assertReserved(pod, 2, "a100-pcie-");
+            case "tp4", "tp8" -> assertReserved(pod, Integer.parseInt(name.substring(2)), "hgx-");
             case "inference-1gpu" -> {
                 assertReserved(pod, 1, "hgx-");
                 assertEquals(new Quantity("1"), limits(pod).get(AceKeys.GPU));

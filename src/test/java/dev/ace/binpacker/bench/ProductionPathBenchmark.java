@@ -1,0 +1,72 @@
+package dev.ace.binpacker.bench;
+
+import dev.ace.binpacker.placement.Allocator;
+import dev.ace.binpacker.placement.NodeConstraints;
+import dev.ace.binpacker.placement.PlacementRequest;
+import dev.ace.binpacker.placement.PlacementResult;
+import dev.ace.binpacker.placement.Pool;
+import dev.ace.binpacker.placement.WorkloadClass;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * A TP decision on an inventory loaded the production way ({@link ProductionFleet}: YAML,
+ * NodeListLoader, NodeMapper, every NVLink node with an {@code ace.dev/topology} annotation).
+ * {@code decide}: the packer alone. {@code admit}: what a dry-run TP admission does under the
+ * allocator lock (is the inference pool open to this pod, then decide).
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.SampleTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(1)
+public class ProductionPathBenchmark {
+    @Param({"1213", "12500"})
+    public int nodes;
+
+    @Param({"2", "4", "8"})
+    public int tp;
+
+    /** packed: filled by ACE itself; fragmented: random GPUs held on every node (every free-mask state occurs). */
+    @Param({"packed", "fragmented"})
+    public String fill;
+
+    private Allocator allocator;
+    private PlacementRequest request;
+
+    @Setup(Level.Trial)
+    public void setUp() throws Exception {
+        allocator = ProductionFleet.load(nodes);
+        if (fill.equals("packed")) SyntheticClusters.fill(allocator, 0.55, 42);
+        else SyntheticClusters.fragment(allocator, 0.55, 42);
+        request = PlacementRequest.whole("bench", WorkloadClass.INFERENCE, tp, tp, List.of(Pool.INFERENCE), NodeConstraints.NONE);
+        if (!(allocator.packer().decide(request) instanceof PlacementResult.Placed)) {
+            throw new IllegalStateException("the placed-path benchmark must place: " + allocator.packer().decide(request));
+        }
+    }
+
+    @Benchmark
+    public PlacementResult decide() {
+        return allocator.packer().decide(request);
+    }
+
+    @Benchmark
+    public Allocator.Outcome admit() {
+        boolean open = allocator.read(a -> a.packer().anyAllowed(Pool.INFERENCE, request.constraints(), true));
+        if (!open) throw new IllegalStateException("inference pool closed");
+        return allocator.place(request, true, 0);
+    }
+}
