@@ -11,7 +11,7 @@ import java.util.Map;
  * workload. A node's fragmentation is the free milli-GPU the target cannot use there (all of it
  * for a shape that may not use the node or does not fit its GPUs or CPU; otherwise the GPUs with
  * less free than the shape's share). {@link #delta} is how much a choice adds: the packer adds it
- * to the TP damage scaled by {@link #TP_FIRST}, so among choices that keep the same NVLink
+ * to the TP damage scaled by {@link #tpWeight()} ({@link #TP_FIRST} in production), so among choices that keep the same NVLink
  * capacity, work lands where it wastes the least for what usually comes next.
  *
  * <p>On a node whose GPUs are wholly free or wholly taken (every node the webhook sees: it places
@@ -26,16 +26,19 @@ import java.util.Map;
  */
 public final class FragmentationScorer {
     /**
-     * TP damage is multiplied by this before the fragmentation term is added: TP capacity decides,
-     * and fragmentation (at most 64,000 milli-GPU on one node) only orders choices that destroy the
-     * same NVLink capacity. Weighed at 1,000 per GPU instead, FGD's term outbid a whole free
-     * 8-clique: after a TP 4 was seen, a lone GPU split a clean 8-GPU domain rather than use the
-     * free half of a used one (ShapesAndCapTest).
+     * TP damage is multiplied by this before the fragmentation term is added (the production
+     * setting): TP capacity decides, and fragmentation (at most 64,000 milli-GPU on one node) only
+     * orders choices that destroy the same NVLink capacity. Weighed at {@link #TP_PER_GPU} instead,
+     * FGD's term outbid a whole free 8-clique: after a TP 4 was seen, a lone GPU split a clean
+     * 8-GPU domain rather than use the free half of a used one (ShapesAndCapTest).
      */
-    static final double TP_FIRST = 1.0e6;
+    public static final double TP_FIRST = 1.0e6;
+    /** TP damage in milli-GPU, on the fragmentation term's scale (the sim's {@code ace-frag-equal} row; before issue 10's merge). */
+    public static final double TP_PER_GPU = 1000;
 
     private final double coverage;
     private final boolean byGpu;
+    private final double tpWeight;
 
     private record Shape(int gpus, int milli, long cpu, String model, NodeConstraints constraints) {}
 
@@ -70,9 +73,18 @@ public final class FragmentationScorer {
      *                 large requests (8 whole GPUs) stay in the target
      */
     public FragmentationScorer(double coverage, boolean byGpu) {
+        this(coverage, byGpu, TP_FIRST);
+    }
+
+    /** @param tpWeight what one unit of TP damage weighs against one milli-GPU of fragmentation */
+    public FragmentationScorer(double coverage, boolean byGpu, double tpWeight) {
         this.coverage = coverage;
         this.byGpu = byGpu;
+        this.tpWeight = tpWeight;
     }
+
+    /** What one unit of TP damage weighs against one milli-GPU of fragmentation when the packer adds them. */
+    public double tpWeight() { return tpWeight; }
 
     /** Counts a request's shape; the target is rebuilt as the count doubles, then every 1,024 requests. */
     public void observe(PlacementRequest r) {

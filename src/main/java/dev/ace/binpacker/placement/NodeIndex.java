@@ -217,7 +217,7 @@ final class NodeIndex implements ClusterState.Listener {
     /**
      * The best node and GPU set for a whole-GPU request that takes no CPU: per slot, the board's
      * memoised best set and TP damage; with fragmentation scoring, plus the fragmentation the
-     * slot's nodes would gain, TP damage first ({@link FragmentationScorer#TP_FIRST}) as in the scan: from the group's
+     * slot's nodes would gain, TP damage weighed by {@link FragmentationScorer#tpWeight()} as in the scan: from the group's
      * table when all its nodes admit the same learned shapes ({@link GroupFragmentation}), else for
      * the slot's first allowed node. Nodes of one slot share board and free mask; among them the
      * lowest index is taken.
@@ -249,7 +249,7 @@ final class NodeIndex implements ClusterState.Listener {
                     if (!sc.known[m]) {
                         long set = g.scorer.best(free, k, clique, mix, scratch);
                         sc.set[m] = set;
-                        sc.total[m] = table == null ? scratch[0] : scratch[0] * FragmentationScorer.TP_FIRST + table[freeCount];
+                        sc.total[m] = table == null ? scratch[0] : scratch[0] * frag.tpWeight() + table[freeCount];
                         sc.known[m] = true;
                     }
                     if (sc.set[m] == 0) continue;
@@ -273,13 +273,13 @@ final class NodeIndex implements ClusterState.Listener {
                 int left = freeCount - k;
                 int node = -1;
                 if (table != null) {
-                    damage = damage * FragmentationScorer.TP_FIRST + table[freeCount];
+                    damage = damage * frag.tpWeight() + table[freeCount];
                 } else if (frag != null) {
                     // taking k whole GPUs lowers fragmentation by at most 1000 k milli: past that bound no node of the slot can win
-                    if (rank == bestRank && damage * FragmentationScorer.TP_FIRST - 1000.0 * k > bestDamage + 1e-9) continue;
+                    if (rank == bestRank && damage * frag.tpWeight() - 1000.0 * k > bestDamage + 1e-9) continue;
                     node = firstAllowed(g, slot, r);
                     if (node < 0) continue;
-                    damage = damage * FragmentationScorer.TP_FIRST + (state.wholeGpusOnly(node)
+                    damage = damage * frag.tpWeight() + (state.wholeGpusOnly(node)
                             ? frag.wholeDelta(state, node, freeCount, k)
                             : frag.delta(state, node, set, 1000, 0));
                 }

@@ -139,7 +139,7 @@ public final class Packer {
                 set = s.best(free, r.gpus(), clique, mix, scratch);
                 if (set == 0) continue;
                 damage = scratch[0];
-                if (frag != null) damage = damage * FragmentationScorer.TP_FIRST + frag.delta(state, i, set, 1000, r.cpuMilli());
+                if (frag != null) damage = damage * frag.tpWeight() + frag.delta(state, i, set, 1000, r.cpuMilli());
                 left = Long.bitCount(free) - r.gpus();
             }
             // nodes are visited in index order, so only a strictly better candidate replaces the best
@@ -166,7 +166,7 @@ public final class Packer {
             if ((free & bit) != 0) {
                 // every whole GPU leaves the same fragmentation; only the TP capacity it breaks differs
                 if (Double.isNaN(wholeFrag)) wholeFrag = frag.delta(state, i, bit, r.milliPerGpu(), r.cpuMilli());
-                d = (s.value(free, config.mix()) - s.value(free & ~bit, config.mix())) * FragmentationScorer.TP_FIRST + wholeFrag;
+                d = (s.value(free, config.mix()) - s.value(free & ~bit, config.mix())) * frag.tpWeight() + wholeFrag;
             } else {
                 d = frag.delta(state, i, bit, r.milliPerGpu(), r.cpuMilli());
             }

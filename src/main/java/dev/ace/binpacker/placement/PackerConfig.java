@@ -16,7 +16,12 @@ public record PackerConfig(DemandMix mix, boolean poolPreferenceStrict, Fragment
      * seen, every shape counted (full coverage, which keeps rare 8-GPU shapes in the target; on the
      * openb traces it allocates 0.1-0.4 point more than FGD's 95 % cut, see docs/benchmarks.md).
      */
-    public PackerConfig withFragmentation() { return new PackerConfig(mix, poolPreferenceStrict, new FragmentationScorer(1.0, false)); }
+    public PackerConfig withFragmentation() { return withFragmentation(FragmentationScorer.TP_FIRST); }
+
+    /** As {@link #withFragmentation()}, TP damage weighed {@code tpWeight} per unit against a milli-GPU of fragmentation. */
+    public PackerConfig withFragmentation(double tpWeight) {
+        return new PackerConfig(mix, poolPreferenceStrict, new FragmentationScorer(1.0, false, tpWeight));
+    }
 
     /** This configuration without fragmentation scoring: TP capacity alone (the engine before issue 10). */
     public PackerConfig withoutFragmentation() { return new PackerConfig(mix, poolPreferenceStrict, null); }

@@ -1,6 +1,7 @@
 package dev.ace.binpacker.sim;
 
 import dev.ace.binpacker.placement.DemandMix;
+import dev.ace.binpacker.placement.FragmentationScorer;
 import dev.ace.binpacker.placement.PackerConfig;
 
 /** Builds a policy by name for one run. */
@@ -26,6 +27,7 @@ public final class Policies {
             case "ace-neutral" -> new AcePolicy(c, () -> PackerConfig.defaults().withMix(DemandMix.neutral()));
             case "ace-tp2-hgx" -> new AcePolicy(c, PackerConfig::defaults, false);
             case "ace-nofrag" -> new AcePolicy(c, () -> PackerConfig.defaults().withoutFragmentation());
+            case "ace-frag-equal" -> new AcePolicy(c, () -> PackerConfig.defaults().withFragmentation(FragmentationScorer.TP_PER_GPU));
             default -> throw new IllegalArgumentException("unknown policy '" + name + "'; known: " + String.join(", ", Policy.NAMES));
         };
     }

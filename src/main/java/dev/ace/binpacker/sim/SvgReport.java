@@ -63,7 +63,8 @@ public final class SvgReport {
                 + "<dt>p50/p99/max µs</dt><dd>time per placement decision inside the simulator, all decisions of all seeds.</dd>"
                 + "<dt>rows</dt><dd><b>ace</b> is the webhook's engine and configuration; <i>-kube</i> rows add kube-scheduler's "
                 + "default scores and random ties; <i>ace-nofrag</i> and <i>ace-neutral</i> are ACE without its fragmentation term and "
-                + "with a neutral demand prior.</dd></dl>");
+                + "with a neutral demand prior; <i>ace-frag-equal</i> weighs TP capacity and fragmentation on one scale (1,000 per GPU) "
+                + "instead of TP capacity first.</dd></dl>");
         b.append("<table><tr><th>policy</th>");
         for (int p : PolicySummary.ALLOCATION_POINTS) b.append("<th>alloc@").append(p).append("</th>");
         b.append("<th>published</th><th>sd</th>");
