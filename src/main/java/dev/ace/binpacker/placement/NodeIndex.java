@@ -33,6 +33,7 @@ final class NodeIndex implements ClusterState.Listener {
             new java.util.EnumMap<>(TopologyManagerPolicy.class);
     private final ConstraintMatches matches;
     private final GroupFragmentation fragmentation;
+    private final PoolQueries pools;
     private IndexGroup[] groupOf = new IndexGroup[16];
     private long[] maskOf = new long[16];
     private NodeInfo[] infoOf = new NodeInfo[16];
@@ -42,6 +43,7 @@ final class NodeIndex implements ClusterState.Listener {
         this.state = state;
         this.matches = new ConstraintMatches(state);
         this.fragmentation = new GroupFragmentation(state, matches);
+        this.pools = new PoolQueries(groups, matches);
         for (int i = 0; i < state.capacity(); i++) nodeChanged(i, 0, state.freeMask(i));
         state.addListener(this);
     }
@@ -137,6 +139,9 @@ final class NodeIndex implements ClusterState.Listener {
 
     ConstraintMatches.Match matches(NodeConstraints c) { return matches.of(c); }
 
+    /** Pool questions of admission, answered from these groups. */
+    PoolQueries pools() { return pools; }
+
     /** True if some node the request may use has an NVLink clique of its size on its board (free or not). */
     boolean anyBoardWithClique(PlacementRequest r) {
         for (IndexGroup g : groups) {
@@ -146,72 +151,6 @@ final class NodeIndex implements ClusterState.Listener {
             }
         }
         return false;
-    }
-
-    /** True if some GPU node of {@code pool} (any pool when null) is allowed by the pod's constraints. */
-    boolean anyAllowed(Pool pool, NodeConstraints c, boolean checkTaints) {
-        for (IndexGroup g : groups) {
-            if (g.scorer == null || (pool != null && g.pool != pool)) continue;
-            if (c.isEmpty()) {
-                if (!checkTaints || !g.tainted) return true;
-                continue; // no tolerations: every member repels the pod
-            }
-            ConstraintMatches.Match m = matches.of(c);
-            for (int slot = 0; slot < g.slots; slot++) {
-                boolean hit = checkTaints ? nextCommon(g.nodes[slot], m.selected(), m.tolerated(), 0) >= 0
-                        : g.nodes[slot].intersects(m.selected());
-                if (hit) return true;
-            }
-        }
-        return false;
-    }
-
-    /**
-     * The largest NVLink clique on the boards of the GPU nodes of {@code pool} that the pod's own
-     * selector, affinity and tolerations allow, or 0 when none is allowed: per group, not per node.
-     */
-    int largestClique(Pool pool, NodeConstraints c) {
-        int largest = 0;
-        ConstraintMatches.Match m = c.isEmpty() ? null : matches.of(c);
-        for (IndexGroup g : groups) {
-            if (g.scorer == null || g.pool != pool || g.board().largestClique() <= largest) continue;
-            boolean hit = false;
-            if (m == null) {
-                hit = !g.tainted;
-            } else {
-                for (int slot = 0; slot < g.slots && !hit; slot++) hit = nextCommon(g.nodes[slot], m.selected(), m.tolerated(), 0) >= 0;
-            }
-            if (hit) largest = g.board().largestClique();
-        }
-        return largest;
-    }
-
-    /** True if some node of {@code pool} that the pod's constraints allow has an NVLink clique of {@code size} GPUs on its board. */
-    boolean anyCliqueBoard(Pool pool, int size, NodeConstraints c) {
-        for (IndexGroup g : groups) {
-            if (g.scorer == null || g.pool != pool || g.board().largestClique() < size) continue;
-            if (c.isEmpty()) {
-                if (!g.tainted) return true;
-                continue;
-            }
-            ConstraintMatches.Match m = matches.of(c);
-            for (int slot = 0; slot < g.slots; slot++) {
-                if (nextCommon(g.nodes[slot], m.selected(), m.tolerated(), 0) >= 0) return true;
-            }
-        }
-        return false;
-    }
-
-    /** Free disjoint NVLink cliques of {@code size} GPUs over the pool's nodes, one count per distinct board state. */
-    int freeCliques(Pool pool, int size) {
-        int count = 0;
-        for (IndexGroup g : groups) {
-            if (g.scorer == null || g.pool != pool) continue;
-            for (int slot = 0; slot < g.slots; slot++) {
-                count += PoolStats.freeCliques(g.board(), g.masks[slot], size) * g.nodes[slot].cardinality();
-            }
-        }
-        return count;
     }
 
     /**

@@ -41,7 +41,7 @@ public final class Packer {
      * constraints: answered from the index groups, not by reading every node. Call under the
      * allocator lock.
      */
-    public boolean anyAllowed(Pool pool, NodeConstraints c, boolean checkTaints) { return index.anyAllowed(pool, c, checkTaints); }
+    public boolean anyAllowed(Pool pool, NodeConstraints c, boolean checkTaints) { return index.pools().anyAllowed(pool, c, checkTaints); }
 
     /**
      * The pools a whole-GPU inference replica of {@code gpus} GPUs is offered, in order: the
@@ -52,17 +52,17 @@ public final class Packer {
      */
     public List<Pool> inferencePools(int gpus, NodeConstraints c) {
         List<Pool> pools = new java.util.ArrayList<>(2);
-        if (gpus == 2 && index.anyCliqueBoard(Pool.GENERAL, 2, c)) pools.add(Pool.GENERAL);
-        if (index.anyAllowed(Pool.INFERENCE, c, true)) pools.add(Pool.INFERENCE);
+        if (gpus == 2 && index.pools().anyCliqueBoard(Pool.GENERAL, 2, c)) pools.add(Pool.GENERAL);
+        if (index.pools().anyAllowed(Pool.INFERENCE, c, true)) pools.add(Pool.INFERENCE);
         if (pools.isEmpty()) pools.add(Pool.GENERAL);
         return List.copyOf(pools);
     }
 
     /** Largest NVLink clique among the pool's GPU nodes the pod's constraints allow (0 if none), from the index. Call under the allocator lock. */
-    public int largestClique(Pool pool, NodeConstraints c) { return index.largestClique(pool, c); }
+    public int largestClique(Pool pool, NodeConstraints c) { return index.pools().largestClique(pool, c); }
 
     /** Free disjoint NVLink cliques of {@code size} GPUs on a pool, counted per distinct board state. Call under the allocator lock. */
-    public int freeCliques(Pool pool, int size) { return index.freeCliques(pool, size); }
+    public int freeCliques(Pool pool, int size) { return index.pools().freeCliques(pool, size); }
 
     /** Tells the demand mix what was asked for, so the score follows the real workload. */
     public void observe(PlacementRequest r) {
