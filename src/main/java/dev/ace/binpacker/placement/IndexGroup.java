@@ -22,16 +22,27 @@ final class IndexGroup {
     int[] slotOfNode = new int[16];
     /** Every member, whatever its free mask. */
     final BitSet all = new BitSet();
+    /**
+     * Slot of each free mask, -1 when no member has it: kept for boards of up to
+     * {@value #ORDERED_LIMIT} GPUs, whose masks the index walks in damage order.
+     */
+    final int[] slotOfMask;
     int slots;
     int members;
     /** Members with a GPU shared between pods, and members whose CPU is counted: the fragmentation table does not describe them. */
     int sharedGpuNodes;
     int cpuTrackedNodes;
 
+    /** Boards up to this many GPUs (256 free masks) get their masks walked in damage order. */
+    static final int ORDERED_LIMIT = 8;
+
     IndexGroup(Pool pool, BoardScorer scorer, boolean tainted) {
         this.pool = pool;
         this.scorer = scorer;
         this.tainted = tainted;
+        int n = scorer == null ? 0 : scorer.board().gpuCount();
+        this.slotOfMask = n == 0 || n > ORDERED_LIMIT ? null : new int[1 << n];
+        if (slotOfMask != null) Arrays.fill(slotOfMask, -1);
     }
 
     GpuBoard board() { return scorer == null ? null : scorer.board(); }
@@ -49,6 +60,8 @@ final class IndexGroup {
         final long[] set;
         final double[] total;
         final boolean[] known;
+        /** Every free mask that has a set for this kind, by increasing total damage; null until first needed. */
+        int[] order;
 
         Scores(long mixVersion, double[] fragTable, int masks) {
             this.mixVersion = mixVersion;
@@ -88,6 +101,7 @@ final class IndexGroup {
             nodes[slot] = new BitSet();
             counts[slot] = 0;
             slotOf.put(mask, slot);
+            if (slotOfMask != null) slotOfMask[(int) mask] = slot;
         }
         nodes[slot].set(node);
         counts[slot]++;
@@ -105,11 +119,13 @@ final class IndexGroup {
         if (--counts[slot] > 0) return;
         int last = --slots;
         slotOf.remove(mask);
+        if (slotOfMask != null) slotOfMask[(int) mask] = -1;
         if (slot != last) {
             masks[slot] = masks[last];
             nodes[slot] = nodes[last];
             counts[slot] = counts[last];
             slotOf.put(masks[slot], slot);
+            if (slotOfMask != null) slotOfMask[(int) masks[slot]] = slot;
             for (int i = nodes[slot].nextSetBit(0); i >= 0; i = nodes[slot].nextSetBit(i + 1)) slotOfNode[i] = slot;
         }
         nodes[last] = null;

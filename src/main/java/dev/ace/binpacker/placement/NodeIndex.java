@@ -179,6 +179,23 @@ final class NodeIndex implements ClusterState.Listener {
             if (clique && g.board().largestClique() < k) continue;
             double[] table = frag == null ? null : fragmentation.table(g, k, frag);
             IndexGroup.Scores sc = frag == null || table != null ? g.scores(k, clique, mix, table) : null;
+            if (sc != null && g.slotOfMask != null) {
+                // masks by increasing damage: the first present one with an allowed node wins, ties aside
+                int[] order = sc.order != null ? sc.order : order(g, sc, k, clique, mix, table, frag, scratch);
+                for (int m : order) {
+                    int slot = g.slotOfMask[m];
+                    if (slot < 0) continue;
+                    double damage = sc.total[m];
+                    if (rank == bestRank && damage > bestDamage + 1e-9) break;
+                    int left = Integer.bitCount(m) - k;
+                    int cmp = compare(rank, damage, left, bestRank, bestDamage, bestLeft);
+                    if (cmp > 0) continue;
+                    int node = firstAllowed(g, slot, r);
+                    if (node < 0 || (cmp == 0 && node > bestNode)) continue;
+                    bestNode = node; bestSet = sc.set[m]; bestDamage = damage; bestRank = rank; bestLeft = left;
+                }
+                continue;
+            }
             if (sc != null) {
                 for (int slot = 0; slot < g.slots; slot++) {
                     long free = g.masks[slot];
@@ -232,6 +249,30 @@ final class NodeIndex implements ClusterState.Listener {
         }
         if (bestNode < 0) return null;
         return new PlacementResult.Placed(state.node(bestNode).name(), bestNode, bestSet, false, null, bestDamage);
+    }
+
+    /**
+     * Every free mask of the group's board that can take the request, by increasing total damage
+     * (256 masks at most): built once per demand mix and fragmentation table, then a decision on a
+     * fragmented fleet stops at the first mask some allowed node has, instead of reading every slot.
+     */
+    private static int[] order(IndexGroup g, IndexGroup.Scores sc, int k, boolean clique, DemandMix mix, double[] table,
+                               FragmentationScorer frag, double[] scratch) {
+        int masks = 1 << g.board().gpuCount();
+        java.util.List<Integer> feasible = new ArrayList<>();
+        for (int m = 0; m < masks; m++) {
+            if (Integer.bitCount(m) < k) continue;
+            if (!sc.known[m]) {
+                long set = g.scorer.best(m, k, clique, mix, scratch);
+                sc.set[m] = set;
+                sc.total[m] = table == null ? scratch[0] : scratch[0] * frag.tpWeight() + table[Integer.bitCount(m)];
+                sc.known[m] = true;
+            }
+            if (sc.set[m] != 0) feasible.add(m);
+        }
+        feasible.sort((a, b) -> Double.compare(sc.total[a], sc.total[b]));
+        sc.order = feasible.stream().mapToInt(Integer::intValue).toArray();
+        return sc.order;
     }
 
     /** The packer's order of candidates: pool preference, then damage, then the fuller node. Shared with {@link Packer}'s scan. */
