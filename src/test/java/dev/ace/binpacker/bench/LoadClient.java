@@ -13,8 +13,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -52,9 +50,9 @@ public final class LoadClient {
         }
         // This JVM's own warm-up (JIT, 16 TLS handshakes at once): measured from a cold client, the first
         // second was late by up to 0.5 s and made the client p99, whatever the server did.
-        Https.run(https + "/mutate", Arrays.copyOf(bodies, Math.min(n, rate * 5)), rate, 16);
+        OpenLoopHttps.run(https + "/mutate", Arrays.copyOf(bodies, Math.min(n, rate * 5)), rate, 16, i -> { });
         TreeMap<Double, Double> before = buckets(management);
-        long[] lat = Https.run(https + "/mutate", bodies, rate, 16);
+        long[] lat = OpenLoopHttps.run(https + "/mutate", bodies, rate, 16, i -> { });
         TreeMap<Double, Double> after = buckets(management);
         long[] s = lat.clone();
         Arrays.sort(s);
@@ -90,56 +88,5 @@ public final class LoadClient {
         }
         System.out.printf(Locale.ROOT, "server-side handler (histogram bucket upper bounds)  p50<=%.3f ms  p99<=%.3f ms  over %.0f requests%n",
                 p50 * 1000, p99 * 1000, total);
-    }
-
-    /** Keep-alive HTTPS senders, each taking every {@code connections}-th request of the schedule. */
-    static final class Https {
-        private Https() {}
-
-        static long[] run(String url, byte[][] bodies, int rate, int connections) throws Exception {
-            int n = bodies.length;
-            long[] lat = new long[n];
-            javax.net.ssl.SSLContext tls = javax.net.ssl.SSLContext.getInstance("TLS");
-            tls.init(null, new javax.net.ssl.TrustManager[] {new javax.net.ssl.X509TrustManager() {
-                @Override public void checkClientTrusted(java.security.cert.X509Certificate[] c, String a) {}
-                @Override public void checkServerTrusted(java.security.cert.X509Certificate[] c, String a) {}
-                @Override public java.security.cert.X509Certificate[] getAcceptedIssuers() { return new java.security.cert.X509Certificate[0]; }
-            }}, null);
-            javax.net.ssl.SSLSocketFactory factory = tls.getSocketFactory();
-            javax.net.ssl.HostnameVerifier anyHost = (h, sess) -> true;
-            java.net.URL u = URI.create(url).toURL();
-            long period = 1_000_000_000L / rate;
-            long start = System.nanoTime() + 200_000_000L;
-            List<Thread> threads = new ArrayList<>();
-            List<Throwable> errors = java.util.Collections.synchronizedList(new ArrayList<>());
-            for (int t = 0; t < connections; t++) {
-                int first = t;
-                Thread th = new Thread(() -> {
-                    try {
-                        for (int i = first; i < n; i += connections) {
-                            long due = start + i * period;
-                            while (System.nanoTime() < due) LockSupport.parkNanos(Math.max(1, due - System.nanoTime()));
-                            javax.net.ssl.HttpsURLConnection c = (javax.net.ssl.HttpsURLConnection) u.openConnection();
-                            c.setSSLSocketFactory(factory);
-                            c.setHostnameVerifier(anyHost);
-                            c.setRequestMethod("POST");
-                            c.setDoOutput(true);
-                            c.setRequestProperty("Content-Type", "application/json");
-                            c.getOutputStream().write(bodies[i]);
-                            if (c.getResponseCode() != 200) throw new IllegalStateException("HTTP " + c.getResponseCode());
-                            c.getInputStream().readAllBytes(); // drained, so the connection is kept alive
-                            lat[i] = System.nanoTime() - due;
-                        }
-                    } catch (Throwable e) {
-                        errors.add(e);
-                    }
-                });
-                th.start();
-                threads.add(th);
-            }
-            for (Thread th : threads) th.join(TimeUnit.MINUTES.toMillis(10));
-            if (!errors.isEmpty()) throw new IllegalStateException(errors.get(0));
-            return lat;
-        }
     }
 }

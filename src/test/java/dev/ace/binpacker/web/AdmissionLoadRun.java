@@ -9,11 +9,9 @@ import dev.ace.binpacker.cluster.ClusterBootstrap;
 import dev.ace.binpacker.cluster.Fleet;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
-import java.net.URI;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -93,64 +91,19 @@ class AdmissionLoadRun {
         return lat;
     }
 
-    /**
-     * 16 keep-alive HTTPS connections, each sending its share of the schedule in turn (as an API server's
-     * connection pool does). Blocking HttpsURLConnection, not the async JDK HttpClient: the latter's single
-     * selector thread, in the same JVM on 2 cores, could not keep up with 500/s and measured itself.
-     */
+    /** 16 keep-alive HTTPS connections at a fixed rate ({@link dev.ace.binpacker.bench.OpenLoopHttps}); each pod "leaves" after its answer. */
     private long[] overHttps(List<JsonNode> templates, int n, int rate) throws Exception {
         int connections = 16;
-        long[] lat = new long[n];
         byte[][] bodies = new byte[n][];
         for (int i = 0; i < n; i++) {
             ObjectNode review = templates.get(i % templates.size()).deepCopy();
             ((ObjectNode) review.get("request")).put("uid", "https-" + i);
             bodies[i] = review.toString().getBytes();
         }
-        javax.net.ssl.SSLContext tls = javax.net.ssl.SSLContext.getInstance("TLS");
-        tls.init(null, new javax.net.ssl.TrustManager[] {new javax.net.ssl.X509TrustManager() {
-            @Override public void checkClientTrusted(java.security.cert.X509Certificate[] c, String a) {}
-            @Override public void checkServerTrusted(java.security.cert.X509Certificate[] c, String a) {}
-            @Override public java.security.cert.X509Certificate[] getAcceptedIssuers() { return new java.security.cert.X509Certificate[0]; }
-        }}, null);
-        // One factory and one verifier for all connections: the keep-alive cache is keyed by them.
-        javax.net.ssl.SSLSocketFactory factory = tls.getSocketFactory();
-        javax.net.ssl.HostnameVerifier anyHost = (h, sess) -> true;
-        java.net.URL url = URI.create(Https.baseUrl() + "/mutate").toURL();
-        long period = 1_000_000_000L / rate;
-        long start = System.nanoTime() + 100_000_000L;
-        List<Thread> threads = new ArrayList<>();
-        List<Throwable> errors = java.util.Collections.synchronizedList(new ArrayList<>());
-        for (int t = 0; t < connections; t++) {
-            int first = t;
-            Thread th = new Thread(() -> {
-                try {
-                    for (int i = first; i < n; i += connections) {
-                        long due = start + i * period;
-                        while (System.nanoTime() < due) LockSupport.parkNanos(Math.max(1, due - System.nanoTime()));
-                        javax.net.ssl.HttpsURLConnection c = (javax.net.ssl.HttpsURLConnection) url.openConnection();
-                        c.setSSLSocketFactory(factory);
-                        c.setHostnameVerifier(anyHost);
-                        c.setRequestMethod("POST");
-                        c.setDoOutput(true);
-                        c.setRequestProperty("Content-Type", "application/json");
-                        c.getOutputStream().write(bodies[i]);
-                        if (c.getResponseCode() != 200) throw new AssertionError("HTTP " + c.getResponseCode());
-                        c.getInputStream().readAllBytes(); // drained, so the connection is kept alive
-                        lat[i] = System.nanoTime() - due;
-                        fleet.allocator().release("https-" + i);
-                        engine.policy().pending().remove("https-" + i);
-                    }
-                } catch (Throwable e) {
-                    errors.add(e);
-                }
-            });
-            th.start();
-            threads.add(th);
-        }
-        for (Thread th : threads) th.join(TimeUnit.MINUTES.toMillis(5));
-        if (!errors.isEmpty()) throw new AssertionError(errors.get(0));
-        return lat;
+        return dev.ace.binpacker.bench.OpenLoopHttps.run(Https.baseUrl() + "/mutate", bodies, rate, connections, i -> {
+            fleet.allocator().release("https-" + i);
+            engine.policy().pending().remove("https-" + i);
+        });
     }
 
     /** The engine's own time per request during the HTTPS phase, from the ace_admission_duration_seconds histogram buckets. */
