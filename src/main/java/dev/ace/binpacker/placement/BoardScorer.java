@@ -127,6 +127,13 @@ final class BoardScorer {
         return v;
     }
 
+    /** The part of {@link #value} lost by taking GPU {@code bit} from {@code free} that counts single GPUs (size 1), not NVLink cliques. */
+    double singleGpuLoss(long free, long bit, DemandMix mix) {
+        if (!tabled || cap[0] == null) return 0;
+        int m = (int) free, after = (int) (free & ~bit);
+        return mix.weight(0) * ((cap[0][m] - cap[0][after]) + ALIGNED_BONUS * (aligned[0][m] - aligned[0][after]));
+    }
+
     /** Demand-weighted TP capacity of a free mask. */
     double value(long freeMask, DemandMix mix) {
         refresh(mix);

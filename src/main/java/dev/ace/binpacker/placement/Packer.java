@@ -166,7 +166,9 @@ public final class Packer {
             if ((free & bit) != 0) {
                 // every whole GPU leaves the same fragmentation; only the TP capacity it breaks differs
                 if (Double.isNaN(wholeFrag)) wholeFrag = frag.delta(state, i, bit, r.milliPerGpu(), r.cpuMilli());
-                d = (s.value(free, config.mix()) - s.value(free & ~bit, config.mix())) * frag.tpWeight() + wholeFrag;
+                double loss = s.value(free, config.mix()) - s.value(free & ~bit, config.mix());
+                double single = s.singleGpuLoss(free, bit, config.mix());
+                d = (loss - single) * frag.tpWeight() + single * FragmentationScorer.TP_PER_GPU + wholeFrag;
             } else {
                 d = frag.delta(state, i, bit, r.milliPerGpu(), r.cpuMilli());
             }
