@@ -33,7 +33,10 @@ public final class FragmentationScorer {
      * 8-GPU domain rather than use the free half of a used one (ShapesAndCapTest).
      */
     public static final double TP_FIRST = 1.0e6;
-    /** TP damage in milli-GPU, on the fragmentation term's scale (the sim's {@code ace-frag-equal} row; before issue 10's merge). */
+    /**
+     * TP damage in milli-GPU, on the fragmentation term's scale: how a GPU share weighs breaking a
+     * whole GPU's single-GPU capacity, and, for all capacity, the sim's {@code ace-frag-equal} row.
+     */
     public static final double TP_PER_GPU = 1000;
 
     private final double coverage;
