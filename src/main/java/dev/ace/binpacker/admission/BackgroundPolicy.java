@@ -123,10 +123,10 @@ final class BackgroundPolicy {
 
     /** Under the allocator lock: is the job aligned, is there a block, does the reserve of free 8-cliques survive it? */
     private Trial check(Allocator al, AdmissionRequest req, Classification c, NodeConstraints constraints, List<String> warnings, long now) {
-        if (!FleetView.anyAllowed(al, Pool.INFERENCE, constraints, true)) {
+        int domain = FleetView.domainSize(al, Pool.INFERENCE, constraints);
+        if (domain == 0) {
             return Trial.end(Decision.untouched(c.workloadClass(), "not on the inference pool", warnings, "untouched"), null);
         }
-        int domain = FleetView.domainSize(al, Pool.INFERENCE, constraints);
         int gpus = c.gpus();
         String who = gpus + " GPUs " + c.what();
         if (Integer.bitCount(gpus) != 1 || gpus > domain) {

@@ -14,15 +14,6 @@ import java.util.Set;
 final class FleetView {
     private FleetView() {}
 
-    /**
-     * True if some GPU node of {@code pool} (any pool when null) is allowed by the pod's own
-     * nodeSelector, affinity and tolerations: from the packer's index groups and its remembered
-     * constraint matches, so a TP admission does not list 12,500 nodes to test emptiness.
-     */
-    static boolean anyAllowed(Allocator al, Pool pool, NodeConstraints c, boolean checkTaints) {
-        return al.packer().anyAllowed(pool, c, checkTaints);
-    }
-
     /** Pools offered to a whole-GPU inference pod, in order ({@link dev.ace.binpacker.placement.Packer#inferencePools}). */
     static List<Pool> inferencePools(Allocator al, int gpus, NodeConstraints c) {
         return al.packer().inferencePools(gpus, c);
@@ -74,9 +65,12 @@ final class FleetView {
         return offers;
     }
 
-    /** Largest NVLink clique of the pool's nodes the pod allows (1 when none has NVLink), from the packer's index. */
+    /**
+     * Largest NVLink clique of the pool's GPU nodes the pod allows (1 when none has NVLink), 0 when the
+     * pod may use no GPU node of the pool: from the packer's index.
+     */
     static int domainSize(Allocator al, Pool pool, NodeConstraints c) {
-        return Math.max(1, al.packer().largestClique(pool, c));
+        return al.packer().largestClique(pool, c);
     }
 
     /** Largest NVLink clique over the given nodes' boards. */

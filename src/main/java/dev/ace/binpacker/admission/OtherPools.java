@@ -50,7 +50,7 @@ final class OtherPools {
      */
     static String acceptedNow(Allocator al, String id, WorkloadClass c, NodeConstraints constraints, int reserve, long now) {
         ClusterState s = al.state();
-        int domain = FleetView.anyAllowed(al, Pool.INFERENCE, constraints, true) ? FleetView.domainSize(al, Pool.INFERENCE, constraints) : 0;
+        int domain = FleetView.domainSize(al, Pool.INFERENCE, constraints);
         List<String> parts = new ArrayList<>();
         List<Integer> sizes = new ArrayList<>();
         int before = FleetView.free8Cliques(al);

@@ -181,7 +181,7 @@ public final class Allocator {
     private void recharge(String node) {
         observed.recharge(node, ledger, (i, free, k) -> {
             NodeInfo n = ledger.state().node(i);
-            return packer.scorer(n.board()).best(free, k, false, packer.config().mix(), scratch);
+            return packer.scorer(n).best(free, k, false, packer.config().mix(), scratch);
         });
     }
 

@@ -29,8 +29,6 @@ public final class Packer {
 
     public PackerConfig config() { return config; }
 
-    BoardScorer scorer(GpuBoard board) { return index.scorer(board); }
-
     /** The scorer for a node: its board's, narrowed to the sets its kubelet admits when its Topology Manager policy demands it. */
     BoardScorer scorer(NodeInfo n) { return index.scorer(n.board(), n.topologyPolicy()); }
 
@@ -74,7 +72,7 @@ public final class Packer {
     public double freeValue(int nodeIndex) {
         NodeInfo n = state.node(nodeIndex);
         if (n == null || n.board() == null) return 0;
-        return scorer(n.board()).value(state.freeMask(nodeIndex), config.mix());
+        return scorer(n).value(state.freeMask(nodeIndex), config.mix());
     }
 
     public PlacementResult decide(PlacementRequest r) {

@@ -107,6 +107,25 @@ class IndexReasonsTest {
     }
 
     @Test
+    void the_largest_allowed_clique_of_a_pool_equals_the_node_by_node_maximum() {
+        Random rnd = new Random(13);
+        for (int round = 0; round < 20; round++) {
+            Allocator a = cluster(rnd, 200);
+            for (int q = 0; q < 30; q++) {
+                NodeConstraints c = randomConstraints(rnd);
+                Pool pool = Pool.values()[rnd.nextInt(3)];
+                int expected = 0;
+                for (int i = 0; i < a.state().capacity(); i++) {
+                    NodeInfo n = a.state().node(i);
+                    if (n == null || n.gpuCount() == 0 || n.pool() != pool) continue;
+                    if (c.selects(n.labels()) && c.toleratesAll(n.taints())) expected = Math.max(expected, n.board().largestClique());
+                }
+                assertEquals(expected, a.packer().largestClique(pool, c), pool + " " + c);
+            }
+        }
+    }
+
+    @Test
     void free_8_cliques_counted_per_board_state_equal_the_node_by_node_count() {
         Random rnd = new Random(12);
         Allocator a = cluster(rnd, 500);
