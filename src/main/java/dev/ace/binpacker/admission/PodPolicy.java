@@ -35,17 +35,25 @@ public final class PodPolicy {
     private final ObjectMapper mapper;
     private final BackgroundPolicy background;
     private final boolean trackGated;
+    private final PendingCap pendingCap;
 
     public PodPolicy(Supplier<Allocator> allocator, PolicyConfig config, PendingDemand pending, ObjectMapper mapper) {
         this(allocator, config, pending, mapper, true);
     }
 
+    public PodPolicy(Supplier<Allocator> allocator, PolicyConfig config, PendingDemand pending, ObjectMapper mapper, boolean trackGated) {
+        this(allocator, config, pending, mapper, trackGated, PendingCap.strict(config.maxPendingPerNamespace()));
+    }
+
     /**
      * @param trackGated queue gated pods at admission (standalone); in-cluster the Pod informer queues them
      *                   by name instead, since a CREATE may not have a name yet ({@code generateName})
+     * @param pendingCap the bound on reservations whose pods have not appeared ({@link #overCap})
      */
-    public PodPolicy(Supplier<Allocator> allocator, PolicyConfig config, PendingDemand pending, ObjectMapper mapper, boolean trackGated) {
+    public PodPolicy(Supplier<Allocator> allocator, PolicyConfig config, PendingDemand pending, ObjectMapper mapper, boolean trackGated,
+                     PendingCap pendingCap) {
         this.trackGated = trackGated;
+        this.pendingCap = pendingCap;
         this.allocator = allocator;
         this.config = config;
         this.pending = pending;
@@ -102,7 +110,7 @@ public final class PodPolicy {
         }
         Allocator.Outcome o = a.place(pr, !commit, now);
         if (commit) {
-            Optional<Decision> capped = overCap(req, o, c, warnings);
+            Optional<Decision> capped = overCap(req, o, c, warnings, now);
             if (capped.isPresent()) return capped.get();
         }
         String what = describe(c);
@@ -156,17 +164,16 @@ public final class PodPolicy {
     /**
      * A reservation just made that takes the namespace over its cap of pending reservations is given back: a pending
      * reservation holds GPUs for a pod that does not exist yet, so one namespace (or one unauthenticated poster) must
-     * not be able to hold the fleet that way. A retried request that got its own reservation back is not counted twice.
+     * not be able to hold the fleet that way ({@link PendingCap}: reservations whose pod this replica has seen do not
+     * count). A retried request that got its own reservation back is not counted twice.
      */
-    Optional<Decision> overCap(AdmissionRequest req, Allocator.Outcome o, Classification c, List<String> warnings) {
+    Optional<Decision> overCap(AdmissionRequest req, Allocator.Outcome o, Classification c, List<String> warnings, long now) {
         if (!o.placed() || o.alreadyHeld() || o.reservation() == null) return Optional.empty();
         Allocator a = allocator();
-        int pendingNow = a.pendingIn(req.namespace());
-        if (pendingNow <= config.maxPendingPerNamespace()) return Optional.empty();
+        Optional<String> why = pendingCap.refusal(req.namespace(), a.pendingOf(req.namespace()), now);
+        if (why.isEmpty()) return Optional.empty();
         a.release(o.reservation().id());
-        return Optional.of(Decision.deny(c.workloadClass(), "namespace " + req.namespace() + " already has "
-                + (pendingNow - 1) + " GPU reservations waiting for their pods to appear, the most ACE allows per namespace ("
-                + config.maxPendingPerNamespace() + "); retry once those pods are running", warnings, "pending-cap"));
+        return Optional.of(Decision.deny(c.workloadClass(), why.get(), warnings, "pending-cap"));
     }
 
     /** Whom a reservation made by this admission request is for: the request, the pod's namespace and (generate)name. */

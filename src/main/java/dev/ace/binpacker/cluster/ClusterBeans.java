@@ -3,6 +3,7 @@ package dev.ace.binpacker.cluster;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ace.binpacker.admission.AdmissionEngine;
 import dev.ace.binpacker.admission.NamespacePolicies;
+import dev.ace.binpacker.admission.PendingCap;
 import dev.ace.binpacker.admission.PendingDemand;
 import dev.ace.binpacker.admission.PodPolicy;
 import dev.ace.binpacker.admission.PolicyConfig;
@@ -69,7 +70,8 @@ public class ClusterBeans {
         AceConfig.Policy p = config.policy();
         PolicyConfig pc = new PolicyConfig(p.slicingTaintKey(), mebibytes(p.embeddingMemory()), mebibytes(p.interactiveMemory()),
                 p.batchWholeGpu(), p.reserveFree8Cliques(), p.maxPendingPerNamespace());
-        return new PodPolicy(fleet::allocator, pc, pending, codec.mapper(), mode == ClusterMode.STANDALONE);
+        PendingCap cap = new PendingCap(p.maxPendingPerNamespace(), p.maxArrivingPerNamespace(), p.pendingGrace().toMillis(), fleet::sightings);
+        return new PodPolicy(fleet::allocator, pc, pending, codec.mapper(), mode == ClusterMode.STANDALONE, cap);
     }
 
     @Produces

@@ -256,6 +256,13 @@ public final class Allocator {
         }
     }
 
+    /** Pending (not yet tied to a pod) ACE reservations made for pods of {@code namespace}, as a copy. */
+    public List<Reservation> pendingOf(String namespace) {
+        synchronized (lock) {
+            return ledger.all().stream().filter(r -> r.isAce() && r.pending() && namespace.equals(r.owner().namespace())).toList();
+        }
+    }
+
     /**
      * The reservation {@code id} on {@code node}: this replica's ledger first, else the shared store
      * (read outside the lock), for an entry another replica committed that the mirror has not brought
