@@ -238,22 +238,24 @@ public final class SharedLedger implements ReservationStore {
     }
 
     /** Writes the node's GPUs as this replica sees them (the leader publishes them for {@code kubectl get gpuledgers}). */
-    public void publish(String node, LedgerDoc.Capacity c) {
+    /** @return true when it wrote (false: the object shows these counts already) */
+    public boolean publish(String node, LedgerDoc.Capacity c) {
         LedgerDoc k = known.get(node);
-        if (k != null && k.capacity().equals(c)) return; // the informer shows them already: no read, no write
+        if (k != null && k.capacity().equals(c)) return false; // the informer shows them already: no read, no write
+        Optional<LedgerDoc> doc = Optional.ofNullable(k);
         for (int attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
-            Optional<LedgerDoc> doc = store.get(node);
             try {
                 LedgerDoc written = null;
-                if (doc.isEmpty()) {
+                if (doc.isEmpty()) { // not in the informer's list: create, and read only if it exists after all
                     written = store.create(LedgerDoc.empty(node, c));
                 } else if (!doc.get().capacity().equals(c)) {
                     written = store.update(doc.get().withCapacity(c));
                 }
                 if (written != null) known.merge(node, written, SharedLedger::newer);
-                return;
+                return written != null;
             } catch (LedgerStore.StaleLedgerException e) {
                 onConflict.run();
+                doc = store.get(node);
             }
         }
         throw exhausted(node);
