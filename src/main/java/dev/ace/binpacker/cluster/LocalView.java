@@ -46,6 +46,10 @@ public final class LocalView {
     private final Set<String> copiesSeen = Collections.newSetFromMap(new ConcurrentHashMap<>());
     private final Set<String> ledgers = ConcurrentHashMap.newKeySet();
     private final Set<String> touched = ConcurrentHashMap.newKeySet();
+    /** Report text per node from its GpuNodeReport object; it wins over the Node annotation older agents wrote. */
+    private final Map<String, String> reportObjects = new ConcurrentHashMap<>();
+    /** The {@code ace.dev/gpu-allocation} annotation per node (agents before GpuNodeReport), read only where no object is. */
+    private final Map<String, String> legacyReports = new ConcurrentHashMap<>();
     private volatile Runnable onChange = () -> { };
 
     public LocalView(Supplier<Allocator> allocator, PodCache pods, PendingDemand pending, Metrics metrics, ObjectMapper json,
@@ -83,13 +87,37 @@ public final class LocalView {
             allocator.get().upsertNode(info);
             shapes.put(name, shape);
         }
-        boolean reported = reports.update(name, NodeShape.report(node));
+        String legacy = NodeShape.report(node);
+        if (legacy == null) legacyReports.remove(name);
+        else legacyReports.put(name, legacy);
+        boolean reported = reports.update(name, reportText(name));
         if (!reshaped && !reported) return;
         refresh(name);
         onChange.run();
     }
 
+    /**
+     * A GpuNodeReport event: the node agent's report, as the spec's JSON text (null when the object was deleted).
+     * Only counts the node's usage again when the report this replica believes changed.
+     */
+    public void reportChanged(String node, String text) {
+        if (text == null) reportObjects.remove(node);
+        else reportObjects.put(node, text);
+        if (!reports.update(node, reportText(node))) return;
+        refresh(node);
+        onChange.run();
+    }
+
+    /** Nodes with a GpuNodeReport object, for {@link #retain} after a fresh list. */
+    Set<String> reportNodes() { return new LinkedHashSet<>(reportObjects.keySet()); }
+
+    private String reportText(String node) {
+        String text = reportObjects.get(node);
+        return text != null ? text : legacyReports.get(node);
+    }
+
     public void nodeGone(String name) {
+        legacyReports.remove(name);
         shapes.remove(name);
         reports.forget(name);
         nodes.remove(name);
