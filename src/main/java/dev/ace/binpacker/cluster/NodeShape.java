@@ -9,8 +9,8 @@ import java.util.Map;
 /**
  * What of a Node the packer's view is made of: its labels (pool, GFD board facts, Topology Manager
  * policy), its {@code ace.dev/topology} matrix, its taints and its allocatable GPUs ({@link NodeMapper}
- * reads nothing else). Most Node updates change none of it: the kubelet's status writes, and the node
- * agent's {@code ace.dev/gpu-allocation} on every pod start and stop. When the shape is equal the node is
+ * reads nothing else). Most Node updates change none of it: the kubelet's status writes, and (agents
+ * before GpuNodeReport) the {@code ace.dev/gpu-allocation} annotation on every pod start and stop. When the shape is equal the node is
  * not mapped again (no topology parse) and not upserted (the packer's index does not regroup it).
  */
 record NodeShape(Map<String, String> labels, String topology, List<Taint> taints, int allocatable) {
@@ -22,7 +22,7 @@ record NodeShape(Map<String, String> labels, String topology, List<Taint> taints
                 taints, LocalView.allocatable(node));
     }
 
-    /** The node agent's report annotation, or null. */
+    /** The report annotation agents before GpuNodeReport wrote on the Node, or null (read where no object exists). */
     static String report(Node node) {
         Map<String, String> a = node.getMetadata().getAnnotations();
         return a == null ? null : a.get(AceKeys.GPU_ALLOCATION);
