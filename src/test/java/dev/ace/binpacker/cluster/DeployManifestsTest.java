@@ -202,7 +202,7 @@ class DeployManifestsTest {
     }
 
     @Test
-    void agent_daemonset_runs_on_gpu_nodes_with_its_node_name_and_may_only_get_and_patch_nodes() throws Exception {
+    void agent_daemonset_runs_on_gpu_nodes_with_its_node_name_and_may_only_get_and_patch_nodes_and_write_node_reports() throws Exception {
         List<JsonNode> docs = render("deploy/agent");
         JsonNode ds = kind(docs, "DaemonSet");
         JsonNode spec = ds.at("/spec/template/spec");
@@ -211,7 +211,8 @@ class DeployManifestsTest {
         assertEquals("agent", c.at("/args/0").asText());
         assertEquals("spec.nodeName", c.at("/env/0/valueFrom/fieldRef/fieldPath").asText());
         assertEquals("NODE_NAME", c.at("/env/0/name").asText());
-        assertEquals("[{\"apiGroups\":[\"\"],\"resources\":[\"nodes\"],\"verbs\":[\"get\",\"patch\"]}]",
+        assertEquals("[{\"apiGroups\":[\"\"],\"resources\":[\"nodes\"],\"verbs\":[\"get\",\"patch\"]},"
+                        + "{\"apiGroups\":[\"ace.dev\"],\"resources\":[\"gpunodereports\"],\"verbs\":[\"get\",\"create\",\"patch\"]}]",
                 kind(docs, "ClusterRole").at("/rules").toString());
         assertEquals("ace-system", ds.at("/metadata/namespace").asText());
         assertEquals("ace-system", kind(docs, "ClusterRoleBinding").at("/subjects/0/namespace").asText());
