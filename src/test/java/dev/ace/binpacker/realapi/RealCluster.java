@@ -20,6 +20,17 @@ import java.util.UUID;
  * {@link AceReplica}s behind a {@link RoundRobinProxy}, and a {@link Kubelet}. Stopped by the JVM's shutdown hook.
  */
 public final class RealCluster {
+    /**
+     * The settings the replicas get beyond the shipped defaults. An untied reservation (its pod never reached etcd,
+     * e.g. an API server stopped mid-request) expires after 45 s instead of 5 minutes, so a scenario can see it go.
+     * At most 2 concurrent HTTP/2 streams per connection: one API server keeps one HTTP/2 connection to a webhook
+     * URL, so behind a per-connection balancer (kube-proxy, or {@link RoundRobinProxy}) every admission would go to
+     * one replica; a cluster sees both replicas answer because it has several API servers. With the limit, the API
+     * server opens a connection per pair of concurrent admissions and the proxy spreads them over both replicas.
+     */
+    static final Map<String, String> REPLICA_PROPERTIES = Map.of("ace.reservations.pending-ttl", "45s",
+            "quarkus.http.limits.max-concurrent-streams", "2");
+
     private static RealCluster instance;
     private static Throwable failed;
 
@@ -64,7 +75,8 @@ public final class RealCluster {
         nodes.create(GpuNodes.FIXTURE_NODE, GpuNodes.FIXTURE_NODE);
         Path kubeconfig = cp.writeTokenKubeconfig("ace-binpacker", token(cp.admin(), AceInstall.SERVICE_ACCOUNT, null));
         RoundRobinProxy proxy = new RoundRobinProxy();
-        List<AceReplica> replicas = List.of(new AceReplica("ace-a", cp, kubeconfig, Map.of()), new AceReplica("ace-b", cp, kubeconfig, Map.of()));
+        List<AceReplica> replicas = List.of(new AceReplica("ace-a", cp, kubeconfig, REPLICA_PROPERTIES),
+                new AceReplica("ace-b", cp, kubeconfig, REPLICA_PROPERTIES));
         for (AceReplica r : replicas) {
             proxy.addBackend(r.httpsPort());
             r.start();

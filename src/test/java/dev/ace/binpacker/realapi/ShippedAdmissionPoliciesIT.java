@@ -138,18 +138,18 @@ class ShippedAdmissionPoliciesIT {
         try {
             Pod p = new PodBuilder().withNewMetadata().withName("gated").withNamespace(nsName)
                     .withAnnotations(Map.of(AceKeys.RESERVATION, "{\"id\":\"forged\"}", AceKeys.DECISION, "waiting")).endMetadata()
-                    .withNewSpec().addNewSchedulingGate(AceKeys.GATE).addNewContainer().withName("c").withImage("busybox").endContainer().endSpec().build();
+                    .withNewSpec().withNodeSelector(Map.of("kubernetes.io/hostname", "no-such-node")).addNewSchedulingGate(AceKeys.GATE).addNewContainer().withName("c").withImage("busybox").endContainer().endSpec().build();
             c.admin().pods().inNamespace(nsName).resource(p).create();
             KubernetesClient tenant = Tenants.editor(c, nsName, "bob-" + UUID.randomUUID().toString().substring(0, 4));
             var pod = tenant.pods().inNamespace(nsName).withName("gated");
+            refused(403, "only ACE may remove the scheduling gate ace.dev/waiting-for-clique from pod gated",
+                    () -> pod.patch(MERGE, "{\"spec\":{\"schedulingGates\":null}}"));
             refused(403, "only ACE may add, change or remove ace.dev/reservation on pod gated",
                     () -> pod.patch(MERGE, "{\"metadata\":{\"annotations\":{\"ace.dev/reservation\":\"{\\\"id\\\":\\\"mine\\\"}\"}}}"));
             refused(403, "only ACE may add, change or remove ace.dev/decision",
                     () -> pod.patch(MERGE, "{\"metadata\":{\"annotations\":{\"ace.dev/decision\":null}}}"));
             refused(403, "only ACE may add, change or remove ace.dev/rewritten-from",
                     () -> pod.patch(MERGE, "{\"metadata\":{\"annotations\":{\"ace.dev/rewritten-from\":\"nvidia.com/gpu\"}}}"));
-            refused(403, "only ACE may remove the scheduling gate ace.dev/waiting-for-clique from pod gated",
-                    () -> pod.patch(MERGE, "{\"spec\":{\"schedulingGates\":null}}"));
             refused(403, "only ACE may add, change or remove ace.dev/reservation",
                     () -> c.admin().pods().inNamespace(nsName).withName("gated").patch(MERGE, "{\"metadata\":{\"annotations\":{\"ace.dev/reservation\":null}}}"));
             // Everything else a tenant changes passes.
