@@ -36,7 +36,7 @@ public final class NodeReportStore {
         this.client = client;
     }
 
-    NonNamespaceOperation<GenericKubernetesResource, GenericKubernetesResourceList, Resource<GenericKubernetesResource>> objects() {
+    public NonNamespaceOperation<GenericKubernetesResource, GenericKubernetesResourceList, Resource<GenericKubernetesResource>> objects() {
         return client.genericKubernetesResources(CONTEXT);
     }
 

@@ -76,12 +76,15 @@ class AgentReportAppliedIT {
                 String out = new String(agent.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
                 assertTrue(agent.waitFor(3, TimeUnit.MINUTES), out);
                 assertEquals(0, agent.exitValue(), out);
-                assertTrue(out.contains("agent: published " + AceKeys.GPU_ALLOCATION + " on " + node), out);
+                assertTrue(out.contains("agent: GpuNodeReport of " + node + " published"), out);
                 assertTrue(out.contains("agent: written " + AceKeys.TOPOLOGY + " on " + node), out);
             }
             var annotations = c.admin().nodes().withName(node).get().getMetadata().getAnnotations();
-            assertNotNull(annotations.get(AceKeys.GPU_ALLOCATION), "the report is on the Node");
+            assertFalse(annotations.containsKey(AceKeys.GPU_ALLOCATION), "the report is not on the Node");
             assertNotNull(annotations.get(AceKeys.TOPOLOGY), "the measured matrix is on the Node");
+            var report = new dev.ace.binpacker.cluster.NodeReportStore(c.admin()).get(node).flatMap(dev.ace.binpacker.cluster.NodeReportStore::read)
+                    .orElseThrow(() -> new AssertionError("no GpuNodeReport for " + node));
+            assertEquals(1, report.generation());
             final List<Integer> expected = given;
             Conditions.await(() -> "the leader re-keys the entry to " + expected + " and marks it exact; ledger: " + c.ledgers().entries(ns.name()),
                     Duration.ofMinutes(2), () -> c.ledgers().entries(ns.name()).stream()
@@ -92,6 +95,7 @@ class AgentReportAppliedIT {
             c.admin().pods().inNamespace(AceInstall.NAMESPACE).withName("ace-agent-" + node).withGracePeriod(0).delete();
             c.admin().pods().inNamespace(ns.name()).withGracePeriod(0).delete();
             c.admin().nodes().withName(node).delete();
+            new dev.ace.binpacker.cluster.NodeReportStore(c.admin()).objects().withName(node).delete();
         }
     }
 
