@@ -16,7 +16,6 @@ import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -63,20 +62,8 @@ class NodeReportAgentTest {
         if (kubelet != null) kubelet.close();
     }
 
-    /** A stand-in for nvidia-smi: prints the given query rows, the given -L text, or hangs. */
     private Path nvidiaSmi(String queryRows, String listText, boolean hang) throws IOException {
-        Path query = Files.writeString(dir.resolve("query.csv"), queryRows);
-        Path list = Files.writeString(dir.resolve("list.txt"), listText);
-        Path script = dir.resolve("nvidia-smi");
-        Files.writeString(script, "#!/bin/sh\n"
-                + (hang ? "sleep 30\n" : "")
-                + "case \"$1\" in\n"
-                + "  --query-gpu=index,uuid,pci.bus_id) cat '" + query + "' ;;\n"
-                + "  -L) cat '" + list + "' ;;\n"
-                + "  *) echo \"fake nvidia-smi: $*\" >&2; exit 2 ;;\n"
-                + "esac\n");
-        Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwx------"));
-        return script;
+        return FakeNvidiaSmi.write(dir, queryRows, listText, null, hang);
     }
 
     private NodeReportAgent agent(Path smi, TopologyManagerPolicy policy, Duration timeout) {

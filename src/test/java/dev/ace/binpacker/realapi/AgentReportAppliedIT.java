@@ -10,9 +10,7 @@ import dev.ace.binpacker.workload.AceKeys;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -100,18 +98,6 @@ class AgentReportAppliedIT {
     }
 
     private Path nvidiaSmi(String queryRows, String listText) throws Exception {
-        Path query = Files.writeString(dir.resolve("query.csv"), queryRows);
-        Path list = Files.writeString(dir.resolve("list.txt"), listText);
-        Path topo = Path.of("tests/fixtures/topology/h100-sxm-8gpu-stas00.txt").toAbsolutePath();
-        Path script = dir.resolve("nvidia-smi");
-        Files.writeString(script, "#!/bin/sh\n"
-                + "case \"$1\" in\n"
-                + "  --query-gpu=index,uuid,pci.bus_id) cat '" + query + "' ;;\n"
-                + "  -L) cat '" + list + "' ;;\n"
-                + "  topo) cat '" + topo + "' ;;\n"
-                + "  *) echo \"fake nvidia-smi: $*\" >&2; exit 2 ;;\n"
-                + "esac\n");
-        Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwx------"));
-        return script;
+        return dev.ace.binpacker.cluster.FakeNvidiaSmi.write(dir, queryRows, listText, Path.of("tests/fixtures/topology/h100-sxm-8gpu-stas00.txt"), false);
     }
 }
