@@ -1,6 +1,5 @@
 package dev.ace.binpacker.cluster;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ace.binpacker.truth.NodeReport;
@@ -60,8 +59,8 @@ public final class NodeReportStore {
     /** The node an object reports on: {@code spec.node} when it names the same node as the object, else null (ignored). */
     public static String node(GenericKubernetesResource r) {
         String name = r.getMetadata() == null ? null : r.getMetadata().getName();
-        JsonNode spec = MAPPER.valueToTree(r.getAdditionalProperties() == null ? Map.of() : r.getAdditionalProperties().getOrDefault("spec", Map.of()));
-        String node = spec.path("node").asText(null);
+        Object spec = r.getAdditionalProperties() == null ? null : r.getAdditionalProperties().get("spec");
+        Object node = spec instanceof Map<?, ?> m ? m.get("node") : null;
         return name != null && name.equals(node) ? name : null;
     }
 
@@ -87,13 +86,6 @@ public final class NodeReportStore {
 
     /** The object's spec for a report: {@link NodeReportJson}'s fields plus {@code node}. */
     public static ObjectNode spec(String node, NodeReport report) {
-        ObjectNode spec;
-        try {
-            spec = (ObjectNode) MAPPER.readTree(NodeReportJson.write(report));
-        } catch (java.io.IOException e) {
-            throw new IllegalStateException("a report ACE wrote does not read back", e);
-        }
-        spec.put("node", node);
-        return spec;
+        return NodeReportJson.tree(report).put("node", node);
     }
 }
