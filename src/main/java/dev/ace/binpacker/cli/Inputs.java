@@ -9,6 +9,11 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -26,8 +31,40 @@ final class Inputs {
     /** One YAML or JSON document of a file, with its position (1-based) for messages. */
     record Document(int index, JsonNode node) {}
 
-    /** The bytes of {@code file}; {@code -} is standard input. */
+    /**
+     * The bytes of {@code file}; {@code -} is standard input. Every command reads text (YAML, JSON,
+     * {@code nvidia-smi} output): anything else is refused here, naming the file and the first bad byte,
+     * before a parser reports it as an encoding exception.
+     */
     static byte[] read(String file, InputStream stdin) throws CliException {
+        byte[] bytes = readBytes(file, stdin);
+        requireText(bytes, file.equals("-") ? "standard input" : file);
+        return bytes;
+    }
+
+    /** {@link #read} as a string. */
+    static String text(String file, InputStream stdin) throws CliException {
+        return new String(read(file, stdin), StandardCharsets.UTF_8);
+    }
+
+    /** UTF-8 text without NUL bytes, or a {@link CliException} that says where it stops being text. */
+    static void requireText(byte[] bytes, String what) throws CliException {
+        if (bytes.length >= 2 && ((bytes[0] == (byte) 0xff && bytes[1] == (byte) 0xfe) || (bytes[0] == (byte) 0xfe && bytes[1] == (byte) 0xff))) {
+            throw CliException.input(what + ": UTF-16 text; save it as UTF-8");
+        }
+        int nul = -1;
+        for (int i = 0; i < bytes.length && nul < 0; i++) if (bytes[i] == 0) nul = i;
+        CharsetDecoder utf8 = StandardCharsets.UTF_8.newDecoder()
+                .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT);
+        ByteBuffer in = ByteBuffer.wrap(bytes, 0, nul < 0 ? bytes.length : nul);
+        if (utf8.decode(in, CharBuffer.allocate(bytes.length + 1), true).isError()) {
+            throw CliException.input(what + ": not a text file (byte 0x%02x at offset %d is not UTF-8; a binary file?)"
+                    .formatted(bytes[in.position()] & 0xff, in.position()));
+        }
+        if (nul >= 0) throw CliException.input(what + ": not a text file (a NUL byte at offset " + nul + "; a binary file?)");
+    }
+
+    private static byte[] readBytes(String file, InputStream stdin) throws CliException {
         try {
             if (file.equals("-")) return stdin.readAllBytes();
             Path p = Path.of(file);
