@@ -108,7 +108,10 @@ public final class AdmissionEngine {
             return AdmissionResult.denied("ACE did not write " + first.getKey() + " for this pod (" + first.getValue() + "). "
                     + OWN_KEYS, j.foreign().entrySet().stream().map(e -> "not ACE's: " + e.getKey() + " (" + e.getValue() + ")").toList());
         }
-        if (j.own().isPresent()) return AdmissionResult.allowed("GPUs reserved by ACE as " + j.own().get().id());
+        if (j.own().isPresent()) {
+            if (!r.dryRun()) provenance.accepted(j.own().get(), r);
+            return AdmissionResult.allowed("GPUs reserved by ACE as " + j.own().get().id());
+        }
         return answer(r.pod(), r, dry.get(), mode, false);
     }
 

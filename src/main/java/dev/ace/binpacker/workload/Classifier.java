@@ -64,7 +64,7 @@ public final class Classifier {
             evidence = "LLM server " + server(lines);
         } else {
             cls = WorkloadClass.UNKNOWN;
-            kind = "unknown";
+            kind = "pod";
             evidence = "no label, owner, notebook sign or known server";
         }
 
@@ -138,15 +138,37 @@ public final class Classifier {
         }
     }
 
+    /**
+     * The batch controller that owns the pod, or null. Job and CronJob, and the ecosystem's training and batch
+     * controllers, which create pods themselves or through Jobs: a label may move such a pod between classes, never
+     * past the shape rules of batch work ({@link Classification#identifiedServer}).
+     */
     private static String batchOwner(Pod pod, Map<String, String> labels) {
         if (pod.getMetadata() != null && pod.getMetadata().getOwnerReferences() != null) {
             for (OwnerReference o : pod.getMetadata().getOwnerReferences()) {
-                if ("Job".equals(o.getKind()) || "CronJob".equals(o.getKind())) return o.getKind();
+                String kind = o.getKind() == null ? "" : o.getKind();
+                String group = o.getApiVersion() == null ? "" : o.getApiVersion().split("/", 2)[0];
+                if ("Job".equals(kind) || "CronJob".equals(kind)) return kind;
+                if (BATCH_GROUPS.contains(group) && BATCH_KINDS.contains(kind)) return kind + " (" + group + ")";
             }
         }
         if (labels.containsKey("batch.kubernetes.io/job-name") || labels.containsKey("job-name")) return "Job";
+        for (String key : BATCH_LABELS) {
+            if (labels.containsKey(key)) return "label " + key;
+        }
         return null;
     }
+
+    /** API groups of the training and batch controllers whose pods are batch work (issue 17). */
+    static final Set<String> BATCH_GROUPS = Set.of("kubeflow.org", "trainer.kubeflow.org", "ray.io", "argoproj.io",
+            "jobset.x-k8s.io", "batch.volcano.sh", "flow.volcano.sh");
+    /** Kinds of those groups that own pods (or the Jobs that own them). */
+    static final Set<String> BATCH_KINDS = Set.of("PyTorchJob", "MPIJob", "TFJob", "XGBoostJob", "PaddleJob", "JAXJob",
+            "MXJob", "TrainJob", "RayJob", "RayCluster", "Workflow", "CronWorkflow", "WorkflowTemplate", "JobSet", "Job",
+            "JobFlow");
+    /** Labels those controllers put on every pod they create (a tenant may add one: it only makes the pod batch). */
+    static final List<String> BATCH_LABELS = List.of("training.kubeflow.org/job-name", "trainer.kubeflow.org/trainjob-ancestor-step", "jobset.sigs.k8s.io/jobset-name",
+            "ray.io/cluster", "workflows.argoproj.io/workflow", "volcano.sh/job-name");
 
     private static boolean isNotebook(Map<String, String> labels, List<CommandLine> lines) {
         if (labels.containsKey("notebook-name") || "singleuser-server".equals(labels.get("component"))) return true;
