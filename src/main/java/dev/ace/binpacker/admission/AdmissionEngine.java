@@ -189,18 +189,22 @@ public final class AdmissionEngine {
         return JsonPatch.diff(a, b);
     }
 
-    /** A denial as warnings of at most 120 characters, split at "; " and then at words. */
+    /** A denial as warnings of at most 120 characters, split at "; " and then at words (linear in the text). */
     static List<String> split(String text) {
         List<String> out = new ArrayList<>();
         for (String part : text.split("; ")) {
             String rest = part.strip();
-            while (rest.length() > AdmissionResult.MAX_WARNING) {
-                int cut = rest.lastIndexOf(' ', AdmissionResult.MAX_WARNING);
-                if (cut <= 0) cut = AdmissionResult.MAX_WARNING;
-                out.add(rest.substring(0, cut).strip());
-                rest = rest.substring(cut).strip();
+            int from = 0;
+            while (rest.length() - from > AdmissionResult.MAX_WARNING) {
+                int cut = from + AdmissionResult.MAX_WARNING;
+                while (cut > from && rest.charAt(cut) != ' ') cut--; // looks back at most 120 characters
+                if (cut == from) cut = from + AdmissionResult.MAX_WARNING;
+                String piece = rest.substring(from, cut).strip();
+                if (!piece.isEmpty()) out.add(piece);
+                from = cut;
+                while (from < rest.length() && rest.charAt(from) == ' ') from++;
             }
-            if (!rest.isEmpty()) out.add(rest);
+            if (from < rest.length()) out.add(rest.substring(from));
         }
         return out;
     }

@@ -74,8 +74,8 @@ public final class PodPolicy {
         NodeConstraints constraints = SliceNeeds.narrow(pod, PodConstraints.of(pod));
         if (!c.identifiedServer()) {
             if (c.workloadClass() == WorkloadClass.UNKNOWN) {
-                warnings.add("ACE could not classify this GPU pod; its whole GPUs follow the shape rules of batch work;"
-                        + " set label " + AceKeys.WORKLOAD_CLASS + " to place it as what it is");
+                warnings.add("unclassified GPU pod: its whole GPUs obey batch shapes; set label " + AceKeys.WORKLOAD_CLASS
+                        + " to place it as what it is");
             }
             // A shape is a shape (DESIGN "Classification is conservative"): whatever the label or the class, a pod that
             // is not an identified server takes no lone GPU of a clean clique and no multi-GPU block past the reserve.

@@ -33,13 +33,17 @@ public final class Classifier {
         Map<String, String> labels = labels(pod);
         Map<String, String> annotations = annotations(pod);
         List<CommandLine> lines = commandLines(pod);
+        if (lines.stream().anyMatch(CommandLine::truncated) || lines.size() == MAX_CONTAINERS) {
+            notes.add("command line longer than ACE reads (" + CommandLine.MAX_CHARS / 1024 + " KiB, " + CommandLine.MAX_TOKENS
+                    + " words per container); the rest is not evidence");
+        }
 
         WorkloadClass cls;
         String kind;
         String evidence;
         Optional<WorkloadClass> explicit = WorkloadClass.fromLabel(labels.get(AceKeys.WORKLOAD_CLASS));
         if (labels.containsKey(AceKeys.WORKLOAD_CLASS) && explicit.isEmpty()) {
-            notes.add("label " + AceKeys.WORKLOAD_CLASS + "=" + labels.get(AceKeys.WORKLOAD_CLASS) + " is not a class; ignored");
+            notes.add("label " + AceKeys.WORKLOAD_CLASS + "=" + Clip.of(labels.get(AceKeys.WORKLOAD_CLASS)) + " is not a class; ignored");
         }
         String owner = batchOwner(pod, labels);
         if (explicit.isPresent()) {
@@ -96,7 +100,7 @@ public final class Classifier {
                 // falls through to the error below
             }
             throw new InvalidPodException("metadata.annotations[\"" + AceKeys.TENSOR_PARALLEL + "\"]",
-                    "'" + a + "' is not a tensor-parallel degree (1.." + GpuCount.MAX_GPUS_PER_POD + ")");
+                    "'" + Clip.of(a) + "' is not a tensor-parallel degree (1.." + GpuCount.MAX_GPUS_PER_POD + ")");
         }
         OptionalInt flag = OptionalInt.empty();
         for (CommandLine l : lines) {
@@ -131,10 +135,10 @@ public final class Classifier {
         String field = "metadata.annotations[\"" + AceKeys.GPU_MEMORY + "\"]";
         try {
             BigDecimal bytes = Quantity.getAmountInBytes(new Quantity(v.trim()));
-            if (bytes.signum() <= 0) throw new InvalidPodException(field, "'" + v + "' must be a positive memory size such as 12Gi");
+            if (bytes.signum() <= 0) throw new InvalidPodException(field, "'" + Clip.of(v) + "' must be a positive memory size such as 12Gi");
             return bytes.divide(BigDecimal.valueOf(1024L * 1024L), java.math.RoundingMode.CEILING).longValueExact();
         } catch (IllegalArgumentException | ArithmeticException e) {
-            throw new InvalidPodException(field, "'" + v + "' is not a memory size such as 12Gi");
+            throw new InvalidPodException(field, "'" + Clip.of(v) + "' is not a memory size such as 12Gi");
         }
     }
 
@@ -219,11 +223,17 @@ public final class Classifier {
         return "job";
     }
 
+    /** Containers whose command lines are read (issue 17: the classifier's work is bounded whatever the pod). */
+    static final int MAX_CONTAINERS = 64;
+
     private static List<CommandLine> commandLines(Pod pod) {
         List<CommandLine> out = new ArrayList<>();
         if (pod.getSpec() == null) return out;
         if (pod.getSpec().getContainers() != null) {
-            for (Container c : pod.getSpec().getContainers()) out.add(CommandLine.of(c));
+            for (Container c : pod.getSpec().getContainers()) {
+                if (out.size() == MAX_CONTAINERS) break;
+                out.add(CommandLine.of(c));
+            }
         }
         return out;
     }
