@@ -49,6 +49,38 @@ public final class AdmissionEngine {
 
     public AdmissionResult validate(AdmissionRequest r) { return handle(r, false); }
 
+    /**
+     * The answer for a review that did not get decided within the time budget (issue 17: the API server gives up at
+     * {@code timeoutSeconds} and {@code failurePolicy: Ignore} would then admit the pod untouched). A pod that asks for
+     * whole GPUs is denied in enforce (retried by its controller), admitted with a warning in warn and audit; anything
+     * else passes. Decides nothing and reserves nothing: what the late decision reserves is given back by {@link #abandon}.
+     */
+    public AdmissionResult overBudget(AdmissionRequest r, String why) {
+        String outcome = "over_budget";
+        try {
+            if (!r.isPodCreate() || r.pod() == null) return AdmissionResult.allowed("ACE acts on Pod CREATE only; passed untouched");
+            NamespaceMode mode = namespaces.modeOf(r.namespace());
+            int gpus;
+            try {
+                gpus = dev.ace.binpacker.workload.GpuCount.of(r.pod()).effective();
+            } catch (InvalidPodException e) {
+                gpus = 1;
+            }
+            if (mode == NamespaceMode.EXEMPT || gpus == 0) return AdmissionResult.allowed("ACE passed the pod untouched: " + why);
+            String text = "ACE could not decide for this pod in time (" + why + "); retry";
+            if (mode == NamespaceMode.ENFORCE) return AdmissionResult.denied(text, List.of());
+            return AdmissionResult.patched(null, List.of(text), Map.of(), "warned");
+        } finally {
+            metrics.admission("budget", r.operation().isEmpty() ? "UNKNOWN" : r.operation(), outcome, r.dryRun(), 0);
+        }
+    }
+
+    /** A review whose answer was not sent (over budget): the GPUs it reserved and its place in the gated queue go back. */
+    public void abandon(AdmissionRequest r) {
+        policy.allocator().heldForRequest(r.uid()).ifPresent(res -> policy.allocator().release(res.id()));
+        policy.pending().remove(r.uid());
+    }
+
     private AdmissionResult handle(AdmissionRequest r, boolean mutating) {
         long t0 = System.nanoTime();
         String outcome = "error";

@@ -31,6 +31,8 @@ public interface AceConfig {
 
     Reservations reservations();
 
+    Admission admission();
+
     Controller controller();
 
     Tls tls();
@@ -80,6 +82,22 @@ public interface AceConfig {
         /** An untied reservation whose pod has not appeared after this long is released (the pod was denied elsewhere); the leader measures it with its own clock. */
         @WithDefault("5m")
         Duration pendingTtl();
+    }
+
+    /** What one review may cost the webhook (issue 17, docs/webhook.md "Threat model"). */
+    interface Admission {
+        /**
+         * Longest a review is worked on, from the moment its body is read, before it is answered anyway: a pod with whole
+         * GPUs is then denied in enforce (admitted with a warning in warn/audit). Shorter than the webhooks'
+         * {@code timeoutSeconds} (5 s in webhook-config/), so the API server always gets ACE's answer, never its
+         * failurePolicy.
+         */
+        @WithDefault("3s")
+        Duration timeBudget();
+
+        /** Reviews decided at once; more wait for a slot (within their time budget) instead of all slowing down together. */
+        @WithDefault("16")
+        int maxInFlight();
     }
 
     /** The leader-elected controller that releases gated pods and keeps the ledger (docs/webhook.md, "What ACE counts"). */
