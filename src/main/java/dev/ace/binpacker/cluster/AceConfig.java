@@ -79,8 +79,13 @@ public interface AceConfig {
     }
 
     interface Reservations {
-        /** An untied reservation whose pod has not appeared after this long is released (the pod was denied elsewhere); the leader measures it with its own clock. */
-        @WithDefault("5m")
+        /**
+         * An untied reservation whose pod has not appeared after this long is released (the pod was denied elsewhere, or
+         * nobody meant to create it: an AdmissionReview posted straight to the webhook); the leader measures it with its
+         * own clock. A pod appears milliseconds after its admission, so seconds are enough (issue 17: 5 minutes let three
+         * unauthenticated reviews hold 24 GPUs); raise it only if webhooks called after ACE take longer.
+         */
+        @WithDefault("15s")
         Duration pendingTtl();
     }
 
