@@ -32,6 +32,7 @@ public class ReviewBudget {
     @Inject
     AdmissionEngine engine;
 
+    private final java.util.concurrent.atomic.AtomicLong settled = new java.util.concurrent.atomic.AtomicLong();
     private volatile Semaphore slots;
     private volatile ExecutorService workers;
 
@@ -74,11 +75,11 @@ public class ReviewBudget {
         try {
             return f.get(Math.max(0, budget - (System.nanoTime() - startNanos)), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
-            f.whenComplete((r, ex) -> engine.abandon(request)); // runs now if it just finished, else when it does
+            f.whenComplete((r, ex) -> settle(request)); // runs now if it just finished, else when it does
             return engine.overBudget(request, "over the time budget of " + config.admission().timeBudget().toMillis() + " ms");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            f.whenComplete((r, ex) -> engine.abandon(request));
+            f.whenComplete((r, ex) -> settle(request));
             return engine.overBudget(request, "interrupted");
         } catch (ExecutionException e) {
             if (e.getCause() instanceof RuntimeException re) throw re;
@@ -86,6 +87,17 @@ public class ReviewBudget {
             throw new IllegalStateException(e.getCause());
         }
     }
+
+    private void settle(AdmissionRequest request) {
+        try {
+            engine.abandon(request);
+        } finally {
+            settled.incrementAndGet();
+        }
+    }
+
+    /** Reviews answered over budget whose late decision has since finished and given back what it held. */
+    long settled() { return settled.get(); }
 
     @PreDestroy
     void stop() {
