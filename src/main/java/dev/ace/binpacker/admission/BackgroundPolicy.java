@@ -147,7 +147,7 @@ final class BackgroundPolicy {
         if (after < config.reserveFree8Cliques()) {
             return elsewhere(al, req, c, constraints, warnings, now, who, "reserve", who + " would leave " + after
                     + " free 8-GPU NVLink domains on pool inference, below the reserve of " + config.reserveFree8Cliques()
-                    + " kept for TP 8; retry later", "its reserve of " + config.reserveFree8Cliques() + " free 8-GPU NVLink domains for TP 8");
+                    + " kept for TP 8; retry later" + Shapes.labelNote(c), "its reserve of " + config.reserveFree8Cliques() + " free 8-GPU NVLink domains for TP 8");
         }
         return new Trial(null, pr, trial, after, who, true, null);
     }

@@ -16,6 +16,7 @@ import dev.ace.binpacker.workload.Classification;
 import dev.ace.binpacker.workload.Classifier;
 import dev.ace.binpacker.workload.InvalidPodException;
 import dev.ace.binpacker.workload.PodConstraints;
+import dev.ace.binpacker.workload.SliceNeeds;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.ArrayList;
 import java.util.List;
@@ -69,18 +70,24 @@ public final class PodPolicy {
         if (c.gpus() == 0) {
             return Decision.untouched(c.workloadClass(), "no whole GPUs requested", warnings, "untouched");
         }
-        NodeConstraints constraints = PodConstraints.of(pod);
-        return switch (c.workloadClass()) {
-            case INFERENCE -> whole(req, c, constraints, warnings, commit, nowMillis);
-            case EMBEDDING -> c.gpus() == 1 ? background.slice(req, c, constraints, warnings)
-                    : whole(req, c, constraints, warnings, commit, nowMillis);
-            case BATCH, INTERACTIVE -> c.gpus() == 1 ? background.slice(req, c, constraints, warnings)
-                    : background.multiGpu(req, c, constraints, warnings, commit, nowMillis);
-            case UNKNOWN -> {
-                warnings.add("ACE could not classify this GPU pod; set label " + AceKeys.WORKLOAD_CLASS + " to place it");
-                yield Decision.untouched(WorkloadClass.UNKNOWN, "unclassified: " + c.evidence(), warnings, "unclassified");
+        // The pod's MIG and MPS resources decide the node too: no pin to a node that offers its whole GPUs but not its slices.
+        NodeConstraints constraints = SliceNeeds.narrow(pod, PodConstraints.of(pod));
+        if (!c.identifiedServer()) {
+            if (c.workloadClass() == WorkloadClass.UNKNOWN) {
+                warnings.add("unclassified GPU pod: its whole GPUs obey batch shapes; set label " + AceKeys.WORKLOAD_CLASS
+                        + " to place it as what it is");
             }
-        };
+            // A shape is a shape (DESIGN "Classification is conservative"): whatever the label or the class, a pod that
+            // is not an identified server takes no lone GPU of a clean clique and no multi-GPU block past the reserve.
+            return switch (c.workloadClass()) {
+                case EMBEDDING, BATCH, INTERACTIVE -> c.gpus() == 1 ? background.slice(req, c, constraints, warnings)
+                        : background.multiGpu(req, c, constraints, warnings, commit, nowMillis);
+                case INFERENCE, UNKNOWN -> c.gpus() == 1 ? whole(req, c, constraints, warnings, commit, nowMillis)
+                        : background.multiGpu(req, c, constraints, warnings, commit, nowMillis);
+            };
+        }
+        return c.workloadClass() == WorkloadClass.EMBEDDING && c.gpus() == 1 ? background.slice(req, c, constraints, warnings)
+                : whole(req, c, constraints, warnings, commit, nowMillis);
     }
 
     /** Whole GPUs on the inference pool: a clique for TP >= 2, the least damaging single GPU for TP 1. */

@@ -11,7 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-/** A pod's own nodeSelector, required node affinity and tolerations as {@link NodeConstraints}. */
+/** A pod's own nodeSelector, required node affinity, {@code spec.nodeName} and tolerations as {@link NodeConstraints}. */
 public final class PodConstraints {
     private PodConstraints() {}
 
@@ -37,6 +37,13 @@ public final class PodConstraints {
                 }
                 terms.add(term);
             }
+        }
+        String nodeName = pod.getSpec().getNodeName();
+        if (nodeName != null && !nodeName.isEmpty()) {
+            // spec.nodeName binds the pod to that node without the scheduler: ACE may only decide on that node (issue 17).
+            LabelRequirement on = new LabelRequirement(AceKeys.HOSTNAME, "In", List.of(nodeName));
+            if (terms.isEmpty()) terms.add(new ArrayList<>());
+            for (List<LabelRequirement> t : terms) t.add(on);
         }
         List<Toleration> tolerations = new ArrayList<>();
         if (pod.getSpec().getTolerations() != null) {
