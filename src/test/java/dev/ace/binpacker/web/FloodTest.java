@@ -89,7 +89,7 @@ class FloodTest {
             pool.shutdownNow();
             for (SSLSocket s : slow) s.close();
         }
-        assertEquals(1, fleet.allocator().read(a -> a.ledger().size()), "only the well-formed review holds GPUs");
+        assertEquals(1, (int) fleet.allocator().<Integer>read(a -> a.ledger().size()), "only the well-formed review holds GPUs");
     }
 
     @Test
@@ -123,7 +123,7 @@ class FloodTest {
                 r.at("/status/message").asText());
         // The decision runs on once the lock is free; whatever it reserves is given back because nobody got its answer.
         while (budget.settled() == settledBefore) Thread.sleep(20); // waits for the late decision (surefire bounds the test)
-        assertEquals(0, fleet.allocator().read(a -> a.ledger().size()), "the late decision keeps nothing");
+        assertEquals(0, (int) fleet.allocator().<Integer>read(a -> a.ledger().size()), "the late decision keeps nothing");
         JsonNode again = Https.postReview("/mutate", ((ObjectNode) tp4.deepCopy()).set("request",
                 ((ObjectNode) tp4.get("request").deepCopy()).put("uid", "retried")));
         assertTrue(again.at("/response/allowed").asBoolean(), "the retry is decided");
