@@ -201,7 +201,7 @@ public final class Classifier {
         List<CommandLine> out = new ArrayList<>();
         if (pod.getSpec() == null) return out;
         if (pod.getSpec().getContainers() != null) {
-            for (Container c : pod.getSpec().getContainers()) out.add(CommandLine.of(c));
+            for (Container c : pod.getSpec().getContainers()) out.add(CommandLine.of(EnvExpansion.expand(c)));
         }
         return out;
     }
