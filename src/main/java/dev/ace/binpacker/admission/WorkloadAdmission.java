@@ -138,13 +138,13 @@ public final class WorkloadAdmission {
     }
 
     /**
-     * How the controller groups the pods of a template, said plainly: "worker pods: groups of 2 pods (spec.leaderWorkerTemplate.size),
-     * 2 groups; ACE judges each pod on its own".
+     * How the controller groups the pods of a template, said plainly: "worker: 2 groups of 2 pods
+     * (spec.leaderWorkerTemplate.size); ACE judges each pod alone".
      */
     static String groupNote(WorkloadPods.TemplatePod t) {
         WorkloadPods.Group g = t.group();
-        return t.role() + " pods: " + g.controller() + " groups of " + g.size() + " pods (" + g.from() + "), " + g.groups()
-                + (g.groups() == 1 ? " group" : " groups") + "; each pod is judged on its own";
+        return t.role() + ": " + g.groups() + (g.groups() == 1 ? " group" : " groups") + " of " + g.size() + " pods (" + g.from()
+                + "); ACE judges each pod alone";
     }
 
     private static String group(JsonNode o) {

@@ -41,7 +41,8 @@ final class IndexReasons {
     }
 
     private void group(IndexGroup g, ConstraintMatches.Match m, PlacementRequest r, boolean clique) {
-        if (!r.pools().contains(g.pool)) {
+        // The pod's own nodeSelector, affinity and taints first: a selector typo must read as one, not as "in pool X".
+        if (!r.pools().contains(g.pool) && m == null) {
             add(ReasonCode.WRONG_POOL, g.pool.label(), g.members);
             return;
         }
@@ -60,6 +61,10 @@ final class IndexReasons {
             passing.and(m.tolerated());
             int sel = selected.cardinality(), pass = passing.cardinality();
             add(ReasonCode.NOT_SELECTED, "", g.members - sel);
+            if (!r.pools().contains(g.pool)) {
+                add(ReasonCode.WRONG_POOL, g.pool.label(), sel);
+                return;
+            }
             add(ReasonCode.UNTOLERATED_TAINT, "", sel - pass);
             if (pass == 0) return;
             if (pass < g.members || perNode) passingGroup = passing;

@@ -50,6 +50,11 @@ public final class Classifier {
             cls = WorkloadClass.BATCH;
             kind = batchKind(lines);
             evidence = "owner " + owner;
+        } else if (servingController(labels) != null) {
+            // KServe's controllers make only serving pods; their image may come from a runtime or config ACE does not read.
+            cls = WorkloadClass.INFERENCE;
+            kind = isEmbedding(lines) ? "embedding-server" : "server";
+            evidence = servingController(labels) + (server(lines) != null ? ", LLM server " + server(lines) : "");
         } else if (isNotebook(labels, lines)) {
             cls = WorkloadClass.INTERACTIVE;
             kind = "notebook";
@@ -145,6 +150,13 @@ public final class Classifier {
             }
         }
         if (labels.containsKey("batch.kubernetes.io/job-name") || labels.containsKey("job-name")) return "Job";
+        return null;
+    }
+
+    /** The serving controller whose labels the pod carries (KServe InferenceService, LLMInferenceService), or null. */
+    static String servingController(Map<String, String> labels) {
+        if (labels.containsKey("serving.kserve.io/inferenceservice")) return "KServe InferenceService";
+        if ("llminferenceservice".equals(labels.get("app.kubernetes.io/part-of"))) return "KServe LLMInferenceService";
         return null;
     }
 
