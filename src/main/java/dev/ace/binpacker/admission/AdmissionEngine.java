@@ -33,8 +33,16 @@ public final class AdmissionEngine {
     private final ObjectMapper mapper;
     private final LongSupplier clock;
     private final Provenance provenance;
+    private final DecisionLog observed;
 
     public AdmissionEngine(PodPolicy policy, NamespacePolicies namespaces, Metrics metrics, ObjectMapper mapper, LongSupplier clock) {
+        this(policy, namespaces, metrics, mapper, clock, DecisionLog.NONE);
+    }
+
+    /** @param observed where the decisions of namespaces in mode observe are recorded (Events, log) */
+    public AdmissionEngine(PodPolicy policy, NamespacePolicies namespaces, Metrics metrics, ObjectMapper mapper, LongSupplier clock,
+                           DecisionLog observed) {
+        this.observed = observed;
         this.policy = policy;
         this.namespaces = namespaces;
         this.metrics = metrics;
@@ -104,6 +112,7 @@ public final class AdmissionEngine {
         AceOutputs brought = AceOutputs.of(r.pod());
         AdmissionRequest clean = brought.isEmpty() ? r : r.withPod(brought.strip(r.pod(), mapper));
         Once<Decision> dry = new Once<>(() -> decideSafely(clean, false, now));
+        if (mode == NamespaceMode.OBSERVE && mutating) return observe(r, clean, dry);
         Provenance.Judgement j = provenance.judge(r, brought, dry, mode, !mutating);
         if (!mutating) return validated(r, brought, j, dry, mode);
         boolean commit = !r.dryRun();
@@ -145,6 +154,38 @@ public final class AdmissionEngine {
             return AdmissionResult.allowed("GPUs reserved by ACE as " + j.own().get().id());
         }
         return answer(r.pod(), r, dry.get(), mode, false);
+    }
+
+    /**
+     * Mode observe: the pod is admitted as it came and nothing is reserved; what ACE would have done is counted
+     * ({@code result="observed-<result>"}), put in an audit annotation and given to the {@link DecisionLog}.
+     */
+    private AdmissionResult observe(AdmissionRequest r, AdmissionRequest clean, Once<Decision> dry) {
+        long t0 = System.nanoTime();
+        Decision d = dry.get();
+        metrics.decision(d.workloadClass().label(), "observed-" + d.result(), d.reason(), System.nanoTime() - t0);
+        String text = observedText(d);
+        var meta = r.pod().getMetadata();
+        String name = !r.name().isEmpty() ? r.name() : meta != null && meta.getName() != null ? meta.getName()
+                : meta != null && meta.getGenerateName() != null ? meta.getGenerateName() + "*" : "";
+        observed.observed(r.namespace(), name, d.result(), text);
+        return new AdmissionResult(true, 200, null, null, List.of(), Map.of("would", text), "observed");
+    }
+
+    /** "would place: reserved 4 GPUs ...", "would deny: ...", "would leave untouched: ..." */
+    static String observedText(Decision d) {
+        String verb = switch (d.verdict()) {
+            case DENY -> "would deny";
+            case UNTOUCHED -> "would leave untouched";
+            case MUTATE -> "would " + switch (d.result()) {
+                case "placed" -> "place";
+                case "gated" -> "gate";
+                case "sliced" -> "move to pool slicing";
+                default -> d.result();
+            };
+        };
+        String w = d.warnings().isEmpty() ? "" : " (" + String.join("; ", d.warnings()) + ")";
+        return verb + ": " + d.text() + w;
     }
 
     private Decision decideSafely(AdmissionRequest r, boolean commit, long now) {
@@ -197,6 +238,10 @@ public final class AdmissionEngine {
                 warnings.addAll(0, split(d.text()));
                 Pod m = annotated(clean.pod(), "warn: would deny: " + d.text());
                 return AdmissionResult.patched(mutating ? diff(base, m) : null, warnings, Map.of(), "warned");
+            }
+            case OBSERVE -> {
+                // /validate in mode observe (the /mutate answer already recorded the decision): admitted, recorded only.
+                return AdmissionResult.patched(null, List.of(), Map.of("would", observedText(d)), "observed");
             }
             case AUDIT -> {
                 Pod m = annotated(clean.pod(), "audit: would deny: " + d.text());

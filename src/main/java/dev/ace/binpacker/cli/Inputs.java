@@ -28,8 +28,14 @@ final class Inputs {
 
     private Inputs() {}
 
-    /** One YAML or JSON document of a file, with its position (1-based) for messages. */
-    record Document(int index, JsonNode node) {}
+    /**
+     * One YAML or JSON document of a file, with its position (1-based) for messages.
+     *
+     * @param problem why the document could not be read (its node is then null), else null
+     */
+    record Document(int index, JsonNode node, String problem) {
+        Document(int index, JsonNode node) { this(index, node, null); }
+    }
 
     /**
      * The bytes of {@code file}; {@code -} is standard input. Every command reads text (YAML, JSON,
@@ -84,8 +90,47 @@ final class Inputs {
      * in place; empty documents are dropped. Syntax errors name the line and column.
      */
     static List<Document> documents(byte[] bytes, String file) throws CliException {
+        try {
+            return parse(bytes, file, 0);
+        } catch (CliException whole) {
+            // One bad document must not hide the others: read them one by one, each error kept with its document.
+            List<byte[]> parts = split(bytes);
+            if (parts.size() < 2) throw whole;
+            List<Document> out = new ArrayList<>();
+            int index = 0;
+            for (byte[] part : parts) {
+                index++;
+                try {
+                    for (Document d : parse(part, file, index - 1)) out.add(d);
+                } catch (CliException e) {
+                    out.add(new Document(index, null, e.getMessage().replace(file + ": ", "")));
+                }
+            }
+            return out;
+        }
+    }
+
+    /** The documents of a YAML stream, split at its {@code ---} lines. */
+    static List<byte[]> split(byte[] bytes) {
+        List<byte[]> out = new ArrayList<>();
+        StringBuilder cur = new StringBuilder();
+        for (String line : new String(bytes, java.nio.charset.StandardCharsets.UTF_8).split("\n", -1)) {
+            if (line.equals("---") || line.startsWith("--- ") || line.equals("---\r")) {
+                out.add(cur.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                cur.setLength(0);
+                continue;
+            }
+            cur.append(line).append('\n');
+        }
+        out.add(cur.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        // A stream that starts with "---" has an empty first part: it is not a document.
+        if (!out.isEmpty() && new String(out.get(0), java.nio.charset.StandardCharsets.UTF_8).isBlank()) out.remove(0);
+        return out;
+    }
+
+    private static List<Document> parse(byte[] bytes, String file, int offset) throws CliException {
         List<Document> out = new ArrayList<>();
-        int index = 0;
+        int index = offset;
         try (YAMLParser parser = YAML.createParser(bytes); MappingIterator<JsonNode> it = MAPPER.readValues(parser, JsonNode.class)) {
             while (it.hasNextValue()) {
                 JsonNode doc = it.nextValue();

@@ -44,12 +44,28 @@ public interface AceConfig {
         /** Namespace -> policy mode (enforce, warn, audit, exempt), standing in for the {@code ace.dev/policy} namespace label. */
         Map<String, String> namespacePolicies();
 
-        /** Mode of namespaces not listed in {@code namespace-policies}. */
-        @WithDefault("enforce")
-        String defaultPolicy();
+        /**
+         * Mode of namespaces not listed in {@code namespace-policies}, standalone only; when unset,
+         * {@code ace.policy.default-mode} (the same default in both modes).
+         */
+        Optional<String> defaultPolicy();
     }
 
     interface Policy {
+        /**
+         * Mode of namespaces without the {@code ace.dev/policy} label: enforce (default), warn, audit, observe or exempt.
+         * Roll ACE out with {@code observe}, then {@code warn}, then {@code enforce} (docs/rollout.md).
+         */
+        @WithDefault("enforce")
+        String defaultMode();
+
+        /**
+         * Every namespace observes, whatever its label says (exempt ones stay exempt): ACE changes no pod and records
+         * every decision it would take.
+         */
+        @WithDefault("false")
+        boolean observeOnly();
+
         /** Taint key of slicing-pool nodes; quarantined pods get a NoSchedule toleration for it. */
         @WithDefault("ace.dev/pool")
         String slicingTaintKey();

@@ -50,6 +50,7 @@ public final class LocalView {
     private final Map<String, String> reportObjects = new ConcurrentHashMap<>();
     /** The {@code ace.dev/gpu-allocation} annotation per node (agents before GpuNodeReport), read only where no object is. */
     private final Map<String, String> legacyReports = new ConcurrentHashMap<>();
+    private final NodeRequests requests = new NodeRequests();
     private volatile Runnable onChange = () -> { };
 
     public LocalView(Supplier<Allocator> allocator, PodCache pods, PendingDemand pending, Metrics metrics, ObjectMapper json,
@@ -119,6 +120,7 @@ public final class LocalView {
     public void nodeGone(String name) {
         legacyReports.remove(name);
         shapes.remove(name);
+        requests.forgetNode(name);
         reports.forget(name);
         nodes.remove(name);
         allocator.get().removeNode(name);
@@ -127,9 +129,12 @@ public final class LocalView {
 
     public void podChanged(Pod pod) {
         PodFacts f = PodFacts.of(pod, json);
+        Set<String> requestsMoved = countRequests(pod, f);
         if (f.gpus() == 0 && !f.gated() && f.reservationId() == null) {
-            // Most pods of a cluster hold no GPU and never will (extended resources cannot be resized): not kept.
+            // Most pods of a cluster hold no GPU and never will (extended resources cannot be resized): only their
+            // other requests on GPU nodes are kept, as sums.
             if (pods.get(f.uid()).isPresent()) podGone(f.uid());
+            else if (!requestsMoved.isEmpty()) requestsMoved.forEach(this::pushRequests);
             return;
         }
         Optional<PodFacts> old = pods.put(f);
@@ -140,6 +145,7 @@ public final class LocalView {
     }
 
     public void podGone(String uid) {
+        requests.remove(uid).forEach(this::pushRequests);
         Optional<PodFacts> old = pods.remove(uid);
         pending.remove(uid);
         copiesSeen.remove(uid);
@@ -215,11 +221,34 @@ public final class LocalView {
         return out;
     }
 
+    /**
+     * A bound, non-terminal pod on a GPU node counts its requests besides GPUs there (fit before pin); any other
+     * is forgotten. Returns the nodes whose sums changed.
+     */
+    private Set<String> countRequests(Pod pod, PodFacts f) {
+        LedgerDoc.Capacity c = f.nodeName() == null ? null : nodes.get(f.nodeName());
+        boolean counted = c != null && c.gpus() > 0 && !f.terminal();
+        return requests.put(f.uid(), counted ? f.nodeName() : null,
+                counted ? dev.ace.binpacker.workload.PodRequests.besidesGpus(pod) : dev.ace.binpacker.placement.Resources.NONE);
+    }
+
+    /** What the pods bound to a node request besides GPUs, to the allocator (with the ACE reservations they carry). */
+    private void pushRequests(String node) {
+        if (!nodes.containsKey(node)) return;
+        Set<String> ids = new java.util.HashSet<>();
+        for (PodFacts p : pods.onNode(node)) if (p.reservationId() != null && !p.terminal()) ids.add(p.reservationId());
+        allocator.get().requested(node, requests.on(node), ids);
+    }
+
+    /** What the pods bound to a node request besides whole GPUs, as this replica counts them. */
+    public dev.ace.binpacker.placement.Resources requestedOn(String node) { return requests.on(node); }
+
     /** Counts the node's usage again: ACE's entries plus what the pods bound to it use beyond them. */
     public void refresh(String node) {
         LedgerDoc.Capacity c = nodes.get(node);
         if (c == null) return; // its Node event counts it when it arrives
         touched.add(node);
+        pushRequests(node);
         var on = pods.onNode(node);
         NodeReport report = report(node).orElse(null);
         NodeUsage.Result r = allocator.get().read(a -> {

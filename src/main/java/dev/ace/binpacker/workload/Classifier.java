@@ -54,6 +54,11 @@ public final class Classifier {
             cls = WorkloadClass.BATCH;
             kind = batchKind(lines);
             evidence = "owner " + owner;
+        } else if (servingController(labels) != null) {
+            // KServe's controllers make only serving pods; their image may come from a runtime or config ACE does not read.
+            cls = WorkloadClass.INFERENCE;
+            kind = isEmbedding(lines) ? "embedding-server" : "server";
+            evidence = servingController(labels) + (server(lines) != null ? ", LLM server " + server(lines) : "");
         } else if (isNotebook(labels, lines)) {
             cls = WorkloadClass.INTERACTIVE;
             kind = "notebook";
@@ -148,20 +153,28 @@ public final class Classifier {
      * past the shape rules of batch work ({@link Classification#identifiedServer}).
      */
     private static String batchOwner(Pod pod, Map<String, String> labels) {
+        // KubeRay labels the pods of a RayService's clusters ray.io/serve (its serve Service selects them): serving,
+        // not batch, though a RayCluster owns them as it owns a RayJob's. Their command line decides their class.
+        boolean rayServing = labels.containsKey(RAY_SERVE_LABEL);
         if (pod.getMetadata() != null && pod.getMetadata().getOwnerReferences() != null) {
             for (OwnerReference o : pod.getMetadata().getOwnerReferences()) {
                 String kind = o.getKind() == null ? "" : o.getKind();
                 String group = o.getApiVersion() == null ? "" : o.getApiVersion().split("/", 2)[0];
                 if ("Job".equals(kind) || "CronJob".equals(kind)) return kind;
+                if (rayServing && "ray.io".equals(group) && "RayCluster".equals(kind)) continue;
                 if (BATCH_GROUPS.contains(group) && BATCH_KINDS.contains(kind)) return kind + " (" + group + ")";
             }
         }
         if (labels.containsKey("batch.kubernetes.io/job-name") || labels.containsKey("job-name")) return "Job";
         for (String key : BATCH_LABELS) {
+            if (rayServing && key.equals("ray.io/cluster")) continue;
             if (labels.containsKey(key)) return "label " + key;
         }
         return null;
     }
+
+    /** The label KubeRay puts on the pods of a RayService's Ray clusters. */
+    static final String RAY_SERVE_LABEL = "ray.io/serve";
 
     /** API groups of the training and batch controllers whose pods are batch work (issue 17). */
     static final Set<String> BATCH_GROUPS = Set.of("kubeflow.org", "trainer.kubeflow.org", "ray.io", "argoproj.io",
@@ -173,6 +186,13 @@ public final class Classifier {
     /** Labels those controllers put on every pod they create (a tenant may add one: it only makes the pod batch). */
     static final List<String> BATCH_LABELS = List.of("training.kubeflow.org/job-name", "trainer.kubeflow.org/trainjob-ancestor-step", "jobset.sigs.k8s.io/jobset-name",
             "ray.io/cluster", "workflows.argoproj.io/workflow", "volcano.sh/job-name");
+
+    /** The serving controller whose labels the pod carries (KServe InferenceService, LLMInferenceService), or null. */
+    static String servingController(Map<String, String> labels) {
+        if (labels.containsKey("serving.kserve.io/inferenceservice")) return "KServe InferenceService";
+        if ("llminferenceservice".equals(labels.get("app.kubernetes.io/part-of"))) return "KServe LLMInferenceService";
+        return null;
+    }
 
     private static boolean isNotebook(Map<String, String> labels, List<CommandLine> lines) {
         if (labels.containsKey("notebook-name") || "singleuser-server".equals(labels.get("component"))) return true;
@@ -232,7 +252,7 @@ public final class Classifier {
         if (pod.getSpec().getContainers() != null) {
             for (Container c : pod.getSpec().getContainers()) {
                 if (out.size() == MAX_CONTAINERS) break;
-                out.add(CommandLine.of(c));
+                out.add(CommandLine.of(EnvExpansion.expand(c)));
             }
         }
         return out;

@@ -109,7 +109,7 @@ class HelmChartTest {
                 webhooks++;
             }
         }
-        assertEquals(3, webhooks, "mutate, validate and validate-workloads");
+        assertEquals(9, webhooks, "mutate, validate and the seven workload webhooks (one per API group)");
     }
 
     @Test
