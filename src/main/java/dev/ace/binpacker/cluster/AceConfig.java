@@ -105,7 +105,7 @@ public interface AceConfig {
          * one is denied. Bounds what a flood faster than the grace can hold; a burst of pods that are being created stays
          * far below it (their pods appear within milliseconds).
          */
-        @WithDefault("128")
+        @WithDefault("64")
         int maxArrivingPerNamespace();
     }
 

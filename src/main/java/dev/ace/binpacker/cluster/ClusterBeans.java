@@ -81,7 +81,9 @@ public class ClusterBeans {
         AceConfig.Policy p = config.policy();
         PolicyConfig pc = new PolicyConfig(p.slicingTaintKey(), mebibytes(p.embeddingMemory()), mebibytes(p.interactiveMemory()),
                 p.batchWholeGpu(), p.reserveFree8Cliques(), p.maxPendingPerNamespace());
-        PendingCap cap = new PendingCap(p.maxPendingPerNamespace(), p.maxArrivingPerNamespace(), p.pendingGrace().toMillis(), fleet::sightings);
+        // Standalone has no Pod informer: no pod is ever seen, so every unseen reservation counts from its first millisecond.
+        PendingCap cap = mode == ClusterMode.STANDALONE ? PendingCap.strict(p.maxPendingPerNamespace())
+                : new PendingCap(p.maxPendingPerNamespace(), p.maxArrivingPerNamespace(), p.pendingGrace().toMillis(), fleet::sightings);
         return new PodPolicy(fleet::allocator, pc, pending, codec.mapper(), mode == ClusterMode.STANDALONE, cap);
     }
 
