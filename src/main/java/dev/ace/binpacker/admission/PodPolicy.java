@@ -117,12 +117,25 @@ public final class PodPolicy {
             Optional<Decision> lone = a.read(al -> Shapes.loneBatchGpu(al, pr, c, warnings, now));
             if (lone.isPresent()) return lone.get();
         }
-        Allocator.Outcome o = a.place(pr, !commit, now);
+        String what = describe(c);
+        Allocator.Outcome o;
+        try {
+            o = a.place(pr, !commit, now);
+        } catch (Allocator.Contended e) {
+            // A burst packed onto the same nodes by every replica: rather than fail (failurePolicy would admit the pod
+            // without ACE), the pod waits at the gate and the leader, the one writer of gate releases, places it.
+            if (bound != null) {
+                return Decision.deny(c.workloadClass(), "ACE could not reserve GPUs on node " + bound + " for this " + what
+                        + ": " + e.getMessage() + "; retry", warnings, "contended");
+            }
+            warnings.add("the GPUs ACE chose went to other replicas' pods first; pod is gated until ACE's leader places it");
+            return gated(req, c, pr, pools, warnings, commit, now, e.getMessage() + " (a burst); the leader places it",
+                    "contended");
+        }
         if (commit) {
             Optional<Decision> capped = overCap(req, o, c, warnings, now);
             if (capped.isPresent()) return capped.get();
         }
-        String what = describe(c);
         if (o.result() instanceof PlacementResult.Placed p) {
             Pod m = copy(req.pod());
             // spec.nodeName already binds the pod: the reservation is made there, no affinity is added.
@@ -158,12 +171,18 @@ public final class PodPolicy {
             warnings.addAll(AdmissionEngine.split(u.message()));
             return Decision.untouched(c.workloadClass(), "not placed: " + u.message(), warnings, "unschedulable");
         }
+        warnings.add("no free NVLink clique of " + c.gpus() + " GPUs now; pod is gated until one frees up");
+        return gated(req, c, pr, pools, warnings, commit, now, u.message(), reason);
+    }
+
+    /** The pod with ACE's scheduling gate: the leader releases it onto GPUs it reserves then ({@code why}: the wait's cause). */
+    private Decision gated(AdmissionRequest req, Classification c, PlacementRequest pr, List<Pool> pools, List<String> warnings,
+                           boolean commit, long now, String why, String reason) {
         Pod m = copy(req.pod());
         PodEdits.addSchedulingGate(m, AceKeys.GATE);
         String text = "waiting for " + c.gpus() + " free GPUs" + (c.gpus() > 1 ? " in one NVLink clique" : "")
-                + " on pool " + pools.stream().map(Pool::label).collect(java.util.stream.Collectors.joining(" or ")) + " for " + what + "; " + u.message();
+                + " on pool " + pools.stream().map(Pool::label).collect(java.util.stream.Collectors.joining(" or ")) + " for " + describe(c) + "; " + why;
         PodEdits.annotate(m, AceKeys.DECISION, text);
-        warnings.add("no free NVLink clique of " + c.gpus() + " GPUs now; pod is gated until one frees up");
         if (commit && trackGated) {
             Integer prio = req.pod().getSpec().getPriority();
             String key = req.namespace() + "/" + (req.name().isEmpty() ? "" : req.name());
