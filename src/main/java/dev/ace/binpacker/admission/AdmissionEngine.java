@@ -193,6 +193,11 @@ public final class AdmissionEngine {
             return policy.decide(r, commit, now);
         } catch (InvalidPodException e) {
             return Decision.deny(WorkloadClass.UNKNOWN, e.getMessage(), List.of(), "invalid");
+        } catch (dev.ace.binpacker.placement.Allocator.Contended e) {
+            // Not a server error: a 500 would let failurePolicy admit the pod without ACE. Enforce denies (the
+            // controller retries), warn and audit admit with the reason.
+            return Decision.deny(classOf(r), "ACE could not reserve GPUs for this pod now: " + e.getMessage() + "; retry",
+                    List.of(), "contended");
         }
     }
 

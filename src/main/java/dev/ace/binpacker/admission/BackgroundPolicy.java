@@ -110,7 +110,7 @@ final class BackgroundPolicy {
                 return Decision.deny(c.workloadClass(), t.who() + " lost a race for the last free GPUs it could use; retry later",
                         warnings, "reserve");
             }
-            Optional<Decision> capped = policy.overCap(req, o, c, warnings);
+            Optional<Decision> capped = policy.overCap(req, o, c, warnings, now);
             if (capped.isPresent()) return capped.get();
         }
         PlacementResult.Placed placed = (PlacementResult.Placed) o.result();

@@ -37,17 +37,25 @@ public final class PodPolicy {
     private final ObjectMapper mapper;
     private final BackgroundPolicy background;
     private final boolean trackGated;
+    private final PendingCap pendingCap;
 
     public PodPolicy(Supplier<Allocator> allocator, PolicyConfig config, PendingDemand pending, ObjectMapper mapper) {
         this(allocator, config, pending, mapper, true);
     }
 
+    public PodPolicy(Supplier<Allocator> allocator, PolicyConfig config, PendingDemand pending, ObjectMapper mapper, boolean trackGated) {
+        this(allocator, config, pending, mapper, trackGated, PendingCap.strict(config.maxPendingPerNamespace()));
+    }
+
     /**
      * @param trackGated queue gated pods at admission (standalone); in-cluster the Pod informer queues them
      *                   by name instead, since a CREATE may not have a name yet ({@code generateName})
+     * @param pendingCap the bound on reservations whose pods have not appeared ({@link #overCap})
      */
-    public PodPolicy(Supplier<Allocator> allocator, PolicyConfig config, PendingDemand pending, ObjectMapper mapper, boolean trackGated) {
+    public PodPolicy(Supplier<Allocator> allocator, PolicyConfig config, PendingDemand pending, ObjectMapper mapper, boolean trackGated,
+                     PendingCap pendingCap) {
         this.trackGated = trackGated;
+        this.pendingCap = pendingCap;
         this.allocator = allocator;
         this.config = config;
         this.pending = pending;
@@ -109,12 +117,25 @@ public final class PodPolicy {
             Optional<Decision> lone = a.read(al -> Shapes.loneBatchGpu(al, pr, c, warnings, now));
             if (lone.isPresent()) return lone.get();
         }
-        Allocator.Outcome o = a.place(pr, !commit, now);
+        String what = describe(c);
+        Allocator.Outcome o;
+        try {
+            o = a.place(pr, !commit, now);
+        } catch (Allocator.Contended e) {
+            // A burst packed onto the same nodes by every replica: rather than fail (failurePolicy would admit the pod
+            // without ACE), the pod waits at the gate and the leader, the one writer of gate releases, places it.
+            if (bound != null) {
+                return Decision.deny(c.workloadClass(), "ACE could not reserve GPUs on node " + bound + " for this " + what
+                        + ": " + e.getMessage() + "; retry", warnings, "contended");
+            }
+            warnings.add("the GPUs ACE chose went to other replicas' pods first; pod is gated until ACE's leader places it");
+            return gated(req, c, pr, pools, warnings, commit, now, e.getMessage() + " (a burst); the leader places it",
+                    "contended");
+        }
         if (commit) {
-            Optional<Decision> capped = overCap(req, o, c, warnings);
+            Optional<Decision> capped = overCap(req, o, c, warnings, now);
             if (capped.isPresent()) return capped.get();
         }
-        String what = describe(c);
         if (o.result() instanceof PlacementResult.Placed p) {
             Pod m = copy(req.pod());
             // spec.nodeName already binds the pod: the reservation is made there, no affinity is added.
@@ -150,12 +171,18 @@ public final class PodPolicy {
             warnings.addAll(AdmissionEngine.split(u.message()));
             return Decision.untouched(c.workloadClass(), "not placed: " + u.message(), warnings, "unschedulable");
         }
+        warnings.add("no free NVLink clique of " + c.gpus() + " GPUs now; pod is gated until one frees up");
+        return gated(req, c, pr, pools, warnings, commit, now, u.message(), reason);
+    }
+
+    /** The pod with ACE's scheduling gate: the leader releases it onto GPUs it reserves then ({@code why}: the wait's cause). */
+    private Decision gated(AdmissionRequest req, Classification c, PlacementRequest pr, List<Pool> pools, List<String> warnings,
+                           boolean commit, long now, String why, String reason) {
         Pod m = copy(req.pod());
         PodEdits.addSchedulingGate(m, AceKeys.GATE);
         String text = "waiting for " + c.gpus() + " free GPUs" + (c.gpus() > 1 ? " in one NVLink clique" : "")
-                + " on pool " + pools.stream().map(Pool::label).collect(java.util.stream.Collectors.joining(" or ")) + " for " + what + "; " + u.message();
+                + " on pool " + pools.stream().map(Pool::label).collect(java.util.stream.Collectors.joining(" or ")) + " for " + describe(c) + "; " + why;
         PodEdits.annotate(m, AceKeys.DECISION, text);
-        warnings.add("no free NVLink clique of " + c.gpus() + " GPUs now; pod is gated until one frees up");
         if (commit && trackGated) {
             Integer prio = req.pod().getSpec().getPriority();
             String key = req.namespace() + "/" + (req.name().isEmpty() ? "" : req.name());
@@ -177,17 +204,16 @@ public final class PodPolicy {
     /**
      * A reservation just made that takes the namespace over its cap of pending reservations is given back: a pending
      * reservation holds GPUs for a pod that does not exist yet, so one namespace (or one unauthenticated poster) must
-     * not be able to hold the fleet that way. A retried request that got its own reservation back is not counted twice.
+     * not be able to hold the fleet that way ({@link PendingCap}: reservations whose pod this replica has seen do not
+     * count). A retried request that got its own reservation back is not counted twice.
      */
-    Optional<Decision> overCap(AdmissionRequest req, Allocator.Outcome o, Classification c, List<String> warnings) {
+    Optional<Decision> overCap(AdmissionRequest req, Allocator.Outcome o, Classification c, List<String> warnings, long now) {
         if (!o.placed() || o.alreadyHeld() || o.reservation() == null) return Optional.empty();
         Allocator a = allocator();
-        int pendingNow = a.pendingIn(req.namespace());
-        if (pendingNow <= config.maxPendingPerNamespace()) return Optional.empty();
+        Optional<String> why = pendingCap.refusal(req.namespace(), a.pendingOf(req.namespace()), now);
+        if (why.isEmpty()) return Optional.empty();
         a.release(o.reservation().id());
-        return Optional.of(Decision.deny(c.workloadClass(), "namespace " + req.namespace() + " already has "
-                + (pendingNow - 1) + " GPU reservations waiting for their pods to appear, the most ACE allows per namespace ("
-                + config.maxPendingPerNamespace() + "); retry once those pods are running", warnings, "pending-cap"));
+        return Optional.of(Decision.deny(c.workloadClass(), why.get(), warnings, "pending-cap"));
     }
 
     /** Whom a reservation made by this admission request is for: the request, the pod's namespace and (generate)name. */

@@ -92,6 +92,21 @@ public interface AceConfig {
          */
         @WithDefault("32")
         int maxPendingPerNamespace();
+
+        /**
+         * How long a reservation's pod may take to appear before the reservation counts against
+         * {@code max-pending-per-namespace}. A reservation whose pod any replica's informer has seen never counts.
+         */
+        @WithDefault("5s")
+        Duration pendingGrace();
+
+        /**
+         * Reservations of one namespace made within {@code pending-grace} whose pods have not appeared yet; past it a new
+         * one is denied. Bounds what a flood faster than the grace can hold; a burst of pods that are being created stays
+         * far below it (their pods appear within milliseconds).
+         */
+        @WithDefault("64")
+        int maxArrivingPerNamespace();
     }
 
     interface Reservations {
@@ -150,6 +165,14 @@ public interface AceConfig {
         /** An entry tied to a pod this replica has not seen, or one its pod does not carry, is released after this long. */
         @WithDefault("30s")
         Duration absentGrace();
+
+        /**
+         * The leader ties a reservation to its pod's UID in the ledger once the reservation is this old: a burst's
+         * admissions are writing the same node objects meanwhile, and nothing waits for the tie (the pending cap of
+         * every replica counts the pods its own informer has seen).
+         */
+        @WithDefault("2s")
+        Duration tieDelay();
 
         /** A pinned pod that cannot bind because its node is over-committed is repaired after this long. */
         @WithDefault("10s")

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ace.binpacker.admission.AdmissionEngine;
 import dev.ace.binpacker.admission.NamespaceMode;
 import dev.ace.binpacker.admission.NamespacePolicies;
+import dev.ace.binpacker.admission.PendingCap;
 import dev.ace.binpacker.admission.PendingDemand;
 import dev.ace.binpacker.admission.PodPolicy;
 import dev.ace.binpacker.admission.PolicyConfig;
@@ -80,7 +81,10 @@ public class ClusterBeans {
         AceConfig.Policy p = config.policy();
         PolicyConfig pc = new PolicyConfig(p.slicingTaintKey(), mebibytes(p.embeddingMemory()), mebibytes(p.interactiveMemory()),
                 p.batchWholeGpu(), p.reserveFree8Cliques(), p.maxPendingPerNamespace());
-        return new PodPolicy(fleet::allocator, pc, pending, codec.mapper(), mode == ClusterMode.STANDALONE);
+        // Standalone has no Pod informer: no pod is ever seen, so every unseen reservation counts from its first millisecond.
+        PendingCap cap = mode == ClusterMode.STANDALONE ? PendingCap.strict(p.maxPendingPerNamespace())
+                : new PendingCap(p.maxPendingPerNamespace(), p.maxArrivingPerNamespace(), p.pendingGrace().toMillis(), fleet::sightings);
+        return new PodPolicy(fleet::allocator, pc, pending, codec.mapper(), mode == ClusterMode.STANDALONE, cap);
     }
 
     @Produces

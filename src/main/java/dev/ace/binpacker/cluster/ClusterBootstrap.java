@@ -60,7 +60,7 @@ public class ClusterBootstrap {
             LOG.infof("inventory: %d nodes from %s", nodes.size(), config.standalone().nodes().orElse("the embedded demo inventory"));
             return;
         }
-        KubernetesClient client = clients.get();
+        KubernetesClient client = ApiClient.of(clients.get().getConfiguration());
         KubernetesVersionCheck.verify(client, config.olderKubernetes());
         cluster = new InCluster(client, fleet, namespaces, pending, metrics, readiness, codec.mapper(),
                 InCluster.Settings.of(config), InCluster.identity());

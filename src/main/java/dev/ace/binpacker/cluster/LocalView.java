@@ -6,6 +6,7 @@ import dev.ace.binpacker.admission.PendingDemand;
 import dev.ace.binpacker.observability.Metrics;
 import dev.ace.binpacker.placement.Allocator;
 import dev.ace.binpacker.placement.PlacementRequest;
+import dev.ace.binpacker.placement.Reservation;
 import dev.ace.binpacker.truth.NodeReport;
 import dev.ace.binpacker.workload.AceKeys;
 import dev.ace.binpacker.workload.InvalidPodException;
@@ -19,6 +20,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.jboss.logging.Logger;
 
@@ -52,6 +54,8 @@ public final class LocalView {
     private final Map<String, String> legacyReports = new ConcurrentHashMap<>();
     private final NodeRequests requests = new NodeRequests();
     private volatile Runnable onChange = () -> { };
+    private volatile Consumer<LedgerDoc> ledgerSeen = d -> { };
+    private volatile Consumer<String> ledgerDeleted = n -> { };
 
     public LocalView(Supplier<Allocator> allocator, PodCache pods, PendingDemand pending, Metrics metrics, ObjectMapper json,
                      NodeReports reports) {
@@ -65,6 +69,12 @@ public final class LocalView {
 
     /** Called after every change (wakes the leader's reconciler). */
     public void onChange(Runnable r) { this.onChange = r; }
+
+    /** Told every ledger object the informer brings, and every deletion (the shared ledger writes from the newest version). */
+    public void onLedger(Consumer<LedgerDoc> seen, Consumer<String> deleted) {
+        this.ledgerSeen = seen;
+        this.ledgerDeleted = deleted;
+    }
 
     public PodCache pods() { return pods; }
 
@@ -154,6 +164,7 @@ public final class LocalView {
     }
 
     public void ledgerChanged(LedgerDoc doc) {
+        ledgerSeen.accept(doc);
         ledgers.add(doc.node());
         allocator.get().mirror(doc.node(), doc.entries());
         refresh(doc.node());
@@ -161,6 +172,7 @@ public final class LocalView {
     }
 
     public void ledgerGone(String node) {
+        ledgerDeleted.accept(node);
         ledgers.remove(node);
         allocator.get().mirror(node, java.util.List.of());
         refresh(node);
@@ -175,6 +187,14 @@ public final class LocalView {
         for (String n : nodeNames()) if (!nodeNames.contains(n)) nodeGone(n);
         for (String n : new java.util.ArrayList<>(ledgers)) if (!ledgerNodes.contains(n)) ledgerGone(n);
         for (PodFacts f : pods.all()) if (!podUids.contains(f.uid())) podGone(f.uid());
+    }
+
+    /**
+     * True when this replica's informer has seen the live pod an ACE reservation was made for, carrying it: the
+     * reservation is no longer waiting for its pod, whether or not the leader has tied it in the ledger yet.
+     */
+    public boolean podSeen(Reservation r) {
+        return pods.carrying(r.id()).stream().anyMatch(p -> !p.terminal() && (p.uid().equals(r.owner().podUid()) || p.ownedBy(r.owner())));
     }
 
     /** A node's GPUs as this replica sees them (board, allocatable, used by pods ACE did not place). */

@@ -65,14 +65,21 @@ public final class Reconciler {
         publish(leading);
     }
 
+    /**
+     * Objects written per pass, at most: a new leader of 1,000 nodes creates 1,000 objects, and in one pass they
+     * would queue in front of a burst's admissions on the API server (issue 15); the rest follow in later passes.
+     */
+    static final int PUBLISH_PER_PASS = 50;
+
     private void publish(BooleanSupplier leading) {
         Set<String> nodes = view.nodeNames();
+        int writes = 0;
         for (String node : nodes) {
             LedgerDoc.Capacity c = view.capacity(node);
             if (c.gpus() == 0 || c.equals(published.get(node))) continue;
-            if (!leading.getAsBoolean()) return;
+            if (!leading.getAsBoolean() || writes >= PUBLISH_PER_PASS) return;
             try {
-                ledger.publish(node, c);
+                if (ledger.publish(node, c)) writes++;
                 published.put(node, c);
             } catch (RuntimeException e) {
                 LOG.debugf("could not publish the counts of %s: %s", node, e.getMessage());

@@ -53,6 +53,22 @@ public final class Allocator {
     /** Decisions that lost their GPUs to another replica's entry and were made again. */
     public long conflicts() { return conflicts.get(); }
 
+    /**
+     * Every GPU set this request chose went to other replicas' reservations first, {@code attempts} times in a row
+     * (a burst that all replicas pack onto the same nodes). Nothing is reserved for it; the caller answers without
+     * failing: a TP pod is gated for the leader to place, anything else is told to retry.
+     */
+    public static final class Contended extends IllegalStateException {
+        private final int attempts;
+
+        public Contended(String id, int attempts) {
+            super("reservation " + id + " lost " + attempts + " races for GPUs to other replicas' reservations");
+            this.attempts = attempts;
+        }
+
+        public int attempts() { return attempts; }
+    }
+
     /** What the allocator did with a request. */
     public record Outcome(PlacementResult result, Reservation reservation, boolean alreadyHeld) {
         public boolean placed() { return result instanceof PlacementResult.Placed; }
@@ -87,10 +103,7 @@ public final class Allocator {
                     adoptCommitted(w);
                 }
             }
-            if (attempt == MAX_COMMIT_ATTEMPTS) {
-                throw new IllegalStateException("reservation " + r.id() + " lost " + attempt
-                        + " races for GPUs to other replicas; the API server is the judge, try again");
-            }
+            if (attempt == MAX_COMMIT_ATTEMPTS) throw new Contended(r.id(), attempt);
         }
     }
 
@@ -301,6 +314,13 @@ public final class Allocator {
         synchronized (lock) {
             return (int) ledger.all().stream()
                     .filter(r -> r.isAce() && r.pending() && namespace.equals(r.owner().namespace())).count();
+        }
+    }
+
+    /** Pending (not yet tied to a pod) ACE reservations made for pods of {@code namespace}, as a copy. */
+    public List<Reservation> pendingOf(String namespace) {
+        synchronized (lock) {
+            return ledger.all().stream().filter(r -> r.isAce() && r.pending() && namespace.equals(r.owner().namespace())).toList();
         }
     }
 

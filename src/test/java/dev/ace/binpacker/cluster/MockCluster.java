@@ -47,6 +47,12 @@ final class MockCluster implements AutoCloseable {
         return r;
     }
 
+    MockReplica replica(String name, InCluster.Settings settings, dev.ace.binpacker.admission.PendingCap cap) {
+        MockReplica r = new MockReplica(name, server.createClient(), json, settings, cap);
+        replicas.add(r);
+        return r;
+    }
+
     void node(Node n) { client.nodes().resource(n).create(); }
 
     void namespace(String name, String policy) {

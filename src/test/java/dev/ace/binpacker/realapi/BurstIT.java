@@ -11,16 +11,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * Issue 15's first burst, small: 60 TP pods from 10 clients into one namespace, on a fleet where all of them fit.
- * Tagged needs-burst-fix (excluded in pom.xml): today a namespace is refused past 32 reservations waiting for their
- * pods, although the pods are being created; the burst work changes that cap. Not a timed test: it counts outcomes.
+ * Before the burst work a namespace was refused past 32 reservations waiting for their pods although the pods were
+ * being created; now a reservation whose pod an informer has seen does not count. Not a timed test: it counts outcomes.
  */
 @RealApiTest
-@Tag("needs-burst-fix")
 class BurstIT {
     static final int EXTRA_BOARDS = 14;
 
