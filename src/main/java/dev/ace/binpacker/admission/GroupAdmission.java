@@ -18,8 +18,7 @@ import java.util.Optional;
  * warning that says what to add.
  */
 final class GroupAdmission {
-    /** The largest group ACE gangs: one GB200/GB300 NVL72 rack of single-GPU ranks. */
-    static final int DEFAULT_MAX_SIZE = 72;
+    static final int DEFAULT_MAX_SIZE = GroupResolver.DEFAULT_MAX_SIZE;
 
     private final GroupResolver resolver;
 

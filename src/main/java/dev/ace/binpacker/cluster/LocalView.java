@@ -46,6 +46,7 @@ public final class LocalView {
     private final Set<String> copiesSeen = Collections.newSetFromMap(new ConcurrentHashMap<>());
     private final Set<String> ledgers = ConcurrentHashMap.newKeySet();
     private final Set<String> touched = ConcurrentHashMap.newKeySet();
+    private final GroupBook groups = new GroupBook(dev.ace.binpacker.workload.group.GroupResolver.DEFAULT_MAX_SIZE);
     private volatile Runnable onChange = () -> { };
 
     public LocalView(Supplier<Allocator> allocator, PodCache pods, PendingDemand pending, Metrics metrics, ObjectMapper json,
@@ -64,6 +65,9 @@ public final class LocalView {
     public PodCache pods() { return pods; }
 
     public PendingDemand pending() { return pending; }
+
+    /** The ranks of multi-pod groups among the pods seen (issue 19). */
+    public GroupBook groups() { return groups; }
 
     public Allocator allocator() { return allocator.get(); }
 
@@ -99,6 +103,7 @@ public final class LocalView {
 
     public void podChanged(Pod pod) {
         PodFacts f = PodFacts.of(pod, json);
+        groups.seen(pod, f); // before the filter below: a rank without GPUs still makes its group whole
         if (f.gpus() == 0 && !f.gated() && f.reservationId() == null) {
             // Most pods of a cluster hold no GPU and never will (extended resources cannot be resized): not kept.
             if (pods.get(f.uid()).isPresent()) podGone(f.uid());
@@ -113,6 +118,7 @@ public final class LocalView {
 
     public void podGone(String uid) {
         Optional<PodFacts> old = pods.remove(uid);
+        groups.forget(uid);
         pending.remove(uid);
         copiesSeen.remove(uid);
         old.map(PodFacts::nodeName).ifPresent(this::refresh);

@@ -16,6 +16,9 @@ import java.util.Optional;
  * a size that is not a whole number, or above {@code maxSize}, is refused naming the field.
  */
 public final class GroupResolver {
+    /** The largest group ACE gangs by default: one GB200/GB300 NVL72 rack of single-GPU ranks. */
+    public static final int DEFAULT_MAX_SIZE = 72;
+
     private final int maxSize;
 
     public GroupResolver(int maxSize) {
