@@ -148,6 +148,40 @@ class GroupScenariosTest {
                 "only its ranks hold GPUs");
     }
 
+    @Test
+    void a_rank_lost_from_a_running_group_is_replaced_into_the_groups_rack() {
+        for (String[] n : new String[][] {{"gpu-a", "r1"}, {"gpu-b", "r1"}, {"gpu-c", "r2"}, {"gpu-d", "r2"}, {"gpu-e", "r2"}}) {
+            var node = TestNodes.hgx(n[0], 8);
+            var labels = new HashMap<>(node.getMetadata().getLabels());
+            labels.put("rack", n[1]);
+            node.getMetadata().setLabels(labels);
+            k8s.node(node);
+        }
+        a = k8s.replica("a").start();
+        eventually(() -> a.ready() && a.leading(), "replica a ready and leading");
+        Pod leader = lws("ring", 0, 0, 2);
+        leader.getMetadata().getAnnotations().put("leaderworkerset.sigs.k8s.io/exclusive-topology", "rack");
+        Pod worker = lws("ring", 0, 1, 2);
+        worker.getMetadata().getAnnotations().put("leaderworkerset.sigs.k8s.io/exclusive-topology", "rack");
+        Pod l = admitAndCreate(leader);
+        Pod w = admitAndCreate(worker);
+        eventually(() -> released(l, w), "the group released whole");
+        assertEquals(2, k8s.schedule());
+        String rackOfLeader = ClusterScenariosTest.told(live(l)).orElseThrow().node().compareTo("gpu-c") < 0 ? "r1" : "r2";
+        assertEquals("r1", rackOfLeader, "the tightest rack that holds the group: r1 (2 boards) before r2 (3)");
+
+        // The worker is lost; its StatefulSet re-creates it under the same name, and it is gated like any rank.
+        k8s.client.pods().inNamespace("ml").withName(w.getMetadata().getName()).delete();
+        eventually(() -> k8s.pod("ml", w.getMetadata().getName()).isEmpty(), "the worker is gone");
+        Pod replacement = lws("ring", 0, 1, 2);
+        replacement.getMetadata().getAnnotations().put("leaderworkerset.sigs.k8s.io/exclusive-topology", "rack");
+        Pod again = admitAndCreate(replacement);
+        assertTrue(GateRelease.isGated(again), "a replacement rank is gated");
+        eventually(() -> !GateRelease.isGated(live(again)), "the replacement is released");
+        String node = ClusterScenariosTest.told(live(again)).orElseThrow().node();
+        assertTrue(node.equals("gpu-a") || node.equals("gpu-b"), "into the group's rack r1, got " + node);
+    }
+
     private boolean released(Pod leader, Pod worker) {
         return !GateRelease.isGated(live(leader)) && !GateRelease.isGated(live(worker));
     }
