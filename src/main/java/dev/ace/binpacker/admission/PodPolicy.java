@@ -16,6 +16,8 @@ import dev.ace.binpacker.workload.Classification;
 import dev.ace.binpacker.workload.Classifier;
 import dev.ace.binpacker.workload.InvalidPodException;
 import dev.ace.binpacker.workload.PodConstraints;
+import dev.ace.binpacker.workload.SliceNeeds;
+import dev.ace.binpacker.workload.PodRequests;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.ArrayList;
 import java.util.List;
@@ -70,18 +72,24 @@ public final class PodPolicy {
         if (c.gpus() == 0) {
             return Decision.untouched(c.workloadClass(), "no whole GPUs requested", warnings, "untouched");
         }
-        NodeConstraints constraints = PodConstraints.of(pod);
-        return switch (c.workloadClass()) {
-            case INFERENCE -> whole(req, c, constraints, warnings, commit, nowMillis);
-            case EMBEDDING -> c.gpus() == 1 ? background.slice(req, c, constraints, warnings)
-                    : whole(req, c, constraints, warnings, commit, nowMillis);
-            case BATCH, INTERACTIVE -> c.gpus() == 1 ? background.slice(req, c, constraints, warnings)
-                    : background.multiGpu(req, c, constraints, warnings, commit, nowMillis);
-            case UNKNOWN -> {
-                warnings.add("ACE could not classify this GPU pod; set label " + AceKeys.WORKLOAD_CLASS + " to place it");
-                yield Decision.untouched(WorkloadClass.UNKNOWN, "unclassified: " + c.evidence(), warnings, "unclassified");
+        // The pod's MIG and MPS resources decide the node too: no pin to a node that offers its whole GPUs but not its slices.
+        NodeConstraints constraints = SliceNeeds.narrow(pod, PodConstraints.of(pod));
+        if (!c.identifiedServer()) {
+            if (c.workloadClass() == WorkloadClass.UNKNOWN) {
+                warnings.add("unclassified GPU pod: its whole GPUs obey batch shapes; set label " + AceKeys.WORKLOAD_CLASS
+                        + " to place it as what it is");
             }
-        };
+            // A shape is a shape (DESIGN "Classification is conservative"): whatever the label or the class, a pod that
+            // is not an identified server takes no lone GPU of a clean clique and no multi-GPU block past the reserve.
+            return switch (c.workloadClass()) {
+                case EMBEDDING, BATCH, INTERACTIVE -> c.gpus() == 1 ? background.slice(req, c, constraints, warnings)
+                        : background.multiGpu(req, c, constraints, warnings, commit, nowMillis);
+                case INFERENCE, UNKNOWN -> c.gpus() == 1 ? whole(req, c, constraints, warnings, commit, nowMillis)
+                        : background.multiGpu(req, c, constraints, warnings, commit, nowMillis);
+            };
+        }
+        return c.workloadClass() == WorkloadClass.EMBEDDING && c.gpus() == 1 ? background.slice(req, c, constraints, warnings)
+                : whole(req, c, constraints, warnings, commit, nowMillis);
     }
 
     /** Whole GPUs on the inference pool: a clique for TP >= 2, the least damaging single GPU for TP 1. */
@@ -98,7 +106,8 @@ public final class PodPolicy {
         Optional<Decision> rank = groupRank(req, c, warnings);
         if (rank.isPresent()) return rank.get();
         PlacementRequest pr = PlacementRequest.whole(Reservation.newId(), c.workloadClass(), c.gpus(), Math.max(c.tp(), c.gpus()), pools, constraints)
-                .ownedBy(owner(req));
+                .ownedBy(owner(req)).needing(PodRequests.besidesGpus(req.pod()));
+        String bound = PodConstraints.boundNode(req.pod());
         if (inferenceAllowed) {
             Optional<Decision> lone = a.read(al -> Shapes.loneBatchGpu(al, pr, c, warnings, now));
             if (lone.isPresent()) return lone.get();
@@ -111,10 +120,12 @@ public final class PodPolicy {
         String what = describe(c);
         if (o.result() instanceof PlacementResult.Placed p) {
             Pod m = copy(req.pod());
-            PodEdits.pinToNode(m, p.node());
+            // spec.nodeName already binds the pod: the reservation is made there, no affinity is added.
+            if (bound == null) PodEdits.pinToNode(m, p.node());
             PodEdits.annotate(m, AceKeys.RESERVATION, ReservationJson.write(mapper, o.reservation()));
             String text = "reserved " + promise(a, p).text()
-                    + (c.gpus() > 1 && p.fullBandwidth() ? " (NVLink clique " + p.domain() + ")" : "") + " for " + what;
+                    + (c.gpus() > 1 && p.fullBandwidth() ? " (NVLink clique " + p.domain() + ")" : "") + " for " + what
+                    + (bound == null ? "" : " on the node its spec.nodeName names");
             if (c.gpus() > 1 && !p.fullBandwidth()) {
                 warnings.add("no NVLink clique of " + c.gpus() + " GPUs on the nodes this pod allows; got the best-connected set");
                 text += "; not NVLinked: best-connected set on the nodes the pod selects";
@@ -124,12 +135,22 @@ public final class PodPolicy {
                     commit ? o.reservation() : null, "placed", "none");
         }
         PlacementResult.Unschedulable u = (PlacementResult.Unschedulable) o.result();
-        boolean capacity = u.hasReason(ReasonCode.NO_FREE_CLIQUE) || u.hasReason(ReasonCode.TOO_FEW_FREE_GPUS);
+        boolean capacity = u.hasReason(ReasonCode.NO_FREE_CLIQUE) || u.hasReason(ReasonCode.TOO_FEW_FREE_GPUS)
+                || u.hasReason(ReasonCode.INSUFFICIENT_RESOURCE);
         // The metric says why it waits (no free clique, too few free GPUs), not the first filter listed (often another pool).
-        String reason = (u.hasReason(ReasonCode.NO_FREE_CLIQUE) ? ReasonCode.NO_FREE_CLIQUE : ReasonCode.TOO_FEW_FREE_GPUS)
+        String reason = (u.hasReason(ReasonCode.NO_FREE_CLIQUE) ? ReasonCode.NO_FREE_CLIQUE
+                : u.hasReason(ReasonCode.TOO_FEW_FREE_GPUS) ? ReasonCode.TOO_FEW_FREE_GPUS
+                : capacity ? ReasonCode.INSUFFICIENT_RESOURCE : u.reasons().isEmpty() ? ReasonCode.NO_GPUS : u.reasons().get(0).code())
                 .name().toLowerCase(java.util.Locale.ROOT);
+        if (bound != null) {
+            // The API server forbids scheduling gates on a pod with spec.nodeName, and ACE never moves it elsewhere.
+            return Decision.deny(c.workloadClass(), "spec.nodeName binds this " + what + " to node " + bound
+                    + ", which cannot hold it now: " + u.message() + " Leave spec.nodeName unset to let ACE choose a node",
+                    warnings, reason);
+        }
         if (!capacity) {
-            warnings.add("ACE found no node that can ever hold this pod; left to kube-scheduler");
+            warnings.add("ACE found no node that can ever hold this pod; left to kube-scheduler:");
+            warnings.addAll(AdmissionEngine.split(u.message()));
             return Decision.untouched(c.workloadClass(), "not placed: " + u.message(), warnings, "unschedulable");
         }
         Pod m = copy(req.pod());

@@ -2,6 +2,7 @@ package dev.ace.binpacker.cluster;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ace.binpacker.admission.AdmissionEngine;
+import dev.ace.binpacker.admission.NamespaceMode;
 import dev.ace.binpacker.admission.NamespacePolicies;
 import dev.ace.binpacker.admission.PendingDemand;
 import dev.ace.binpacker.admission.PodPolicy;
@@ -59,8 +60,18 @@ public class ClusterBeans {
     @Produces
     @Singleton
     NamespacePolicies namespaces(AceConfig config, ClusterMode mode, NamespaceWatch watch) {
-        NamespacePolicies configured = new ConfiguredNamespacePolicies(config.standalone().namespacePolicies(), config.standalone().defaultPolicy());
-        return mode == ClusterMode.IN_CLUSTER ? watch : configured;
+        NamespaceMode unlabelled = NamespaceMode.parse(config.policy().defaultMode(), "ace.policy.default-mode");
+        NamespacePolicies chosen;
+        if (mode == ClusterMode.IN_CLUSTER) {
+            watch.defaultMode(unlabelled);
+            chosen = watch;
+        } else {
+            // The older standalone property still names the standalone default when set; else the one default for both modes.
+            String standalone = config.standalone().defaultPolicy().orElse(unlabelled.label());
+            chosen = new ConfiguredNamespacePolicies(config.standalone().namespacePolicies(),
+                    NamespaceMode.parse(standalone, "ace.standalone.default-policy").label());
+        }
+        return config.policy().observeOnly() ? NamespacePolicies.observeOnly(chosen) : chosen;
     }
 
     @Produces
@@ -74,14 +85,14 @@ public class ClusterBeans {
 
     @Produces
     @Singleton
-    AdmissionEngine engine(PodPolicy policy, NamespacePolicies namespaces, Metrics metrics, ReviewCodec codec) {
-        return new AdmissionEngine(policy, namespaces, metrics, codec.mapper(), System::currentTimeMillis);
+    AdmissionEngine engine(PodPolicy policy, NamespacePolicies namespaces, Metrics metrics, ReviewCodec codec, ObservedDecisions observed) {
+        return new AdmissionEngine(policy, namespaces, metrics, codec.mapper(), System::currentTimeMillis, observed);
     }
 
     @Produces
     @Singleton
-    WorkloadAdmission workloads(PodPolicy policy, NamespacePolicies namespaces, Metrics metrics, ReviewCodec codec) {
-        return new WorkloadAdmission(policy, namespaces, metrics, codec.mapper(), System::currentTimeMillis);
+    WorkloadAdmission workloads(PodPolicy policy, NamespacePolicies namespaces, Metrics metrics, ReviewCodec codec, ObservedDecisions observed) {
+        return new WorkloadAdmission(policy, namespaces, metrics, codec.mapper(), System::currentTimeMillis, observed);
     }
 
     static long mebibytes(String quantity) {

@@ -48,6 +48,8 @@ public class ClusterBootstrap {
     Readiness readiness;
     @Inject
     ReviewCodec codec;
+    @Inject
+    ObservedDecisions observed;
 
     private InCluster cluster;
 
@@ -63,6 +65,7 @@ public class ClusterBootstrap {
         cluster = new InCluster(client, fleet, namespaces, pending, metrics, readiness, codec.mapper(),
                 InCluster.Settings.of(config), InCluster.identity());
         cluster.start();
+        observed.events(new Fabric8PodApi(client));
     }
 
     void onStop(@Observes ShutdownEvent e) {

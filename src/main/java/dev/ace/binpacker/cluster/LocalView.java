@@ -47,6 +47,11 @@ public final class LocalView {
     private final Set<String> ledgers = ConcurrentHashMap.newKeySet();
     private final Set<String> touched = ConcurrentHashMap.newKeySet();
     private final GroupBook groups = new GroupBook(dev.ace.binpacker.workload.group.GroupResolver.DEFAULT_MAX_SIZE);
+    /** Report text per node from its GpuNodeReport object; it wins over the Node annotation older agents wrote. */
+    private final Map<String, String> reportObjects = new ConcurrentHashMap<>();
+    /** The {@code ace.dev/gpu-allocation} annotation per node (agents before GpuNodeReport), read only where no object is. */
+    private final Map<String, String> legacyReports = new ConcurrentHashMap<>();
+    private final NodeRequests requests = new NodeRequests();
     private volatile Runnable onChange = () -> { };
 
     public LocalView(Supplier<Allocator> allocator, PodCache pods, PendingDemand pending, Metrics metrics, ObjectMapper json,
@@ -87,14 +92,39 @@ public final class LocalView {
             allocator.get().upsertNode(info);
             shapes.put(name, shape);
         }
-        boolean reported = reports.update(name, NodeShape.report(node));
+        String legacy = NodeShape.report(node);
+        if (legacy == null) legacyReports.remove(name);
+        else legacyReports.put(name, legacy);
+        boolean reported = reports.update(name, reportText(name));
         if (!reshaped && !reported) return;
         refresh(name);
         onChange.run();
     }
 
+    /**
+     * A GpuNodeReport event: the node agent's report, as the spec's JSON text (null when the object was deleted).
+     * Only counts the node's usage again when the report this replica believes changed.
+     */
+    public void reportChanged(String node, String text) {
+        if (text == null) reportObjects.remove(node);
+        else reportObjects.put(node, text);
+        if (!reports.update(node, reportText(node))) return;
+        refresh(node);
+        onChange.run();
+    }
+
+    /** Nodes with a GpuNodeReport object, for {@link #retain} after a fresh list. */
+    Set<String> reportNodes() { return new LinkedHashSet<>(reportObjects.keySet()); }
+
+    private String reportText(String node) {
+        String text = reportObjects.get(node);
+        return text != null ? text : legacyReports.get(node);
+    }
+
     public void nodeGone(String name) {
+        legacyReports.remove(name);
         shapes.remove(name);
+        requests.forgetNode(name);
         reports.forget(name);
         nodes.remove(name);
         allocator.get().removeNode(name);
@@ -104,9 +134,12 @@ public final class LocalView {
     public void podChanged(Pod pod) {
         PodFacts f = PodFacts.of(pod, json);
         groups.seen(pod, f); // before the filter below: a rank without GPUs still makes its group whole
+        Set<String> requestsMoved = countRequests(pod, f);
         if (f.gpus() == 0 && !f.gated() && f.reservationId() == null) {
-            // Most pods of a cluster hold no GPU and never will (extended resources cannot be resized): not kept.
+            // Most pods of a cluster hold no GPU and never will (extended resources cannot be resized): only their
+            // other requests on GPU nodes are kept, as sums.
             if (pods.get(f.uid()).isPresent()) podGone(f.uid());
+            else if (!requestsMoved.isEmpty()) requestsMoved.forEach(this::pushRequests);
             return;
         }
         Optional<PodFacts> old = pods.put(f);
@@ -117,6 +150,7 @@ public final class LocalView {
     }
 
     public void podGone(String uid) {
+        requests.remove(uid).forEach(this::pushRequests);
         Optional<PodFacts> old = pods.remove(uid);
         groups.forget(uid);
         pending.remove(uid);
@@ -193,11 +227,34 @@ public final class LocalView {
         return out;
     }
 
+    /**
+     * A bound, non-terminal pod on a GPU node counts its requests besides GPUs there (fit before pin); any other
+     * is forgotten. Returns the nodes whose sums changed.
+     */
+    private Set<String> countRequests(Pod pod, PodFacts f) {
+        LedgerDoc.Capacity c = f.nodeName() == null ? null : nodes.get(f.nodeName());
+        boolean counted = c != null && c.gpus() > 0 && !f.terminal();
+        return requests.put(f.uid(), counted ? f.nodeName() : null,
+                counted ? dev.ace.binpacker.workload.PodRequests.besidesGpus(pod) : dev.ace.binpacker.placement.Resources.NONE);
+    }
+
+    /** What the pods bound to a node request besides GPUs, to the allocator (with the ACE reservations they carry). */
+    private void pushRequests(String node) {
+        if (!nodes.containsKey(node)) return;
+        Set<String> ids = new java.util.HashSet<>();
+        for (PodFacts p : pods.onNode(node)) if (p.reservationId() != null && !p.terminal()) ids.add(p.reservationId());
+        allocator.get().requested(node, requests.on(node), ids);
+    }
+
+    /** What the pods bound to a node request besides whole GPUs, as this replica counts them. */
+    public dev.ace.binpacker.placement.Resources requestedOn(String node) { return requests.on(node); }
+
     /** Counts the node's usage again: ACE's entries plus what the pods bound to it use beyond them. */
     public void refresh(String node) {
         LedgerDoc.Capacity c = nodes.get(node);
         if (c == null) return; // its Node event counts it when it arrives
         touched.add(node);
+        pushRequests(node);
         var on = pods.onNode(node);
         NodeReport report = report(node).orElse(null);
         NodeUsage.Result r = allocator.get().read(a -> {

@@ -33,6 +33,12 @@ public final class Allocator {
     private final StoreMirror mirror = new StoreMirror();
     private final ObservedUsage observed = new ObservedUsage();
     private final double[] scratch = new double[1];
+    /** Per node: what the pods bound there request besides whole GPUs, as the cluster reports them. */
+    private final java.util.Map<String, Resources> boundRequests = new java.util.HashMap<>();
+    /** ACE reservations whose pods are pinned but not bound yet: their other requests count on the node meanwhile. */
+    private final java.util.Map<String, PinnedNeed> pinned = new java.util.LinkedHashMap<>();
+
+    private record PinnedNeed(String node, Resources needs) {}
 
     public Allocator(ClusterState state, PackerConfig config) {
         this(state, config, ReservationStore.IN_MEMORY);
@@ -111,6 +117,10 @@ public final class Allocator {
                 throw new IllegalStateException("ledger refused a fresh decision for " + r.id() + ": " + o);
             }
             if (store != ReservationStore.IN_MEMORY) mirror.reserved(res.id());
+            if (!r.needs().isEmpty()) {
+                pinned.put(res.id(), new PinnedNeed(p.node(), r.needs()));
+                refreshUsed(p.node());
+            }
             return new Outcome(result, res, false);
         }
     }
@@ -120,6 +130,7 @@ public final class Allocator {
             ledger.release(id).ifPresent(r -> {
                 mirror.forget(r);
                 recharge(r.node());
+                refreshUsed(r.node());
             });
         }
     }
@@ -164,13 +175,49 @@ public final class Allocator {
         synchronized (lock) {
             ledger.upsertNode(info);
             recharge(info.name());
+            refreshUsed(info.name());
         }
+    }
+
+    /**
+     * What the pods bound to {@code node} request besides whole GPUs; {@code boundReservations} are the ACE
+     * reservations whose pods are among them (their requests are in {@code bound} now, no longer counted apart).
+     */
+    public void requested(String node, Resources bound, java.util.Set<String> boundReservations) {
+        synchronized (lock) {
+            boundRequests.put(node, bound == null ? Resources.NONE : bound);
+            pinned.keySet().removeAll(boundReservations);
+            refreshUsed(node);
+        }
+    }
+
+    /** Requests besides whole GPUs counted on a node now: its bound pods' and those of pods pinned there, not bound yet. */
+    public Resources used(String node) {
+        synchronized (lock) {
+            int i = ledger.state().indexOf(node);
+            return i < 0 ? Resources.NONE : ledger.state().used(i);
+        }
+    }
+
+    private void refreshUsed(String node) {
+        int i = ledger.state().indexOf(node);
+        Resources u = boundRequests.getOrDefault(node, Resources.NONE);
+        for (var it = pinned.entrySet().iterator(); it.hasNext(); ) {
+            var e = it.next();
+            if (ledger.get(e.getKey()).isEmpty()) {
+                it.remove(); // released, expired or lost to another replica: its pod will not come here
+            } else if (e.getValue().node().equals(node)) {
+                u = u.plus(e.getValue().needs());
+            }
+        }
+        if (i >= 0) ledger.state().setUsed(i, u);
     }
 
     /** Forgets a node's capacity. Its entries stay recorded until the store drops them. */
     public void removeNode(String name) {
         synchronized (lock) {
             observed.forget(name);
+            boundRequests.remove(name);
             for (Reservation r : ledger.onNode(name)) {
                 if (!r.isAce()) ledger.release(r.id());
             }
@@ -205,6 +252,7 @@ public final class Allocator {
             released.ifPresent(r -> {
                 mirror.forget(r);
                 recharge(r.node());
+                refreshUsed(r.node());
             });
         }
         released.ifPresent(store::remove);

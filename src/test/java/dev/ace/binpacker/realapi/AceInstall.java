@@ -67,7 +67,7 @@ public final class AceInstall {
         }
     }
 
-    private static WebhookClientConfig byUrl(WebhookClientConfig c, int port, String caBundle) {
+    static WebhookClientConfig byUrl(WebhookClientConfig c, int port, String caBundle) {
         String path = c.getService() == null || c.getService().getPath() == null ? "/" : c.getService().getPath();
         return new WebhookClientConfig(caBundle, null, "https://127.0.0.1:" + port + path);
     }

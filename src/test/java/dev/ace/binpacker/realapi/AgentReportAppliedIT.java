@@ -10,9 +10,7 @@ import dev.ace.binpacker.workload.AceKeys;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -76,12 +74,15 @@ class AgentReportAppliedIT {
                 String out = new String(agent.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
                 assertTrue(agent.waitFor(3, TimeUnit.MINUTES), out);
                 assertEquals(0, agent.exitValue(), out);
-                assertTrue(out.contains("agent: published " + AceKeys.GPU_ALLOCATION + " on " + node), out);
+                assertTrue(out.contains("agent: GpuNodeReport of " + node + " published"), out);
                 assertTrue(out.contains("agent: written " + AceKeys.TOPOLOGY + " on " + node), out);
             }
             var annotations = c.admin().nodes().withName(node).get().getMetadata().getAnnotations();
-            assertNotNull(annotations.get(AceKeys.GPU_ALLOCATION), "the report is on the Node");
+            assertFalse(annotations.containsKey(AceKeys.GPU_ALLOCATION), "the report is not on the Node");
             assertNotNull(annotations.get(AceKeys.TOPOLOGY), "the measured matrix is on the Node");
+            var report = new dev.ace.binpacker.cluster.NodeReportStore(c.admin()).get(node).flatMap(dev.ace.binpacker.cluster.NodeReportStore::read)
+                    .orElseThrow(() -> new AssertionError("no GpuNodeReport for " + node));
+            assertEquals(1, report.generation());
             final List<Integer> expected = given;
             Conditions.await(() -> "the leader re-keys the entry to " + expected + " and marks it exact; ledger: " + c.ledgers().entries(ns.name()),
                     Duration.ofMinutes(2), () -> c.ledgers().entries(ns.name()).stream()
@@ -92,22 +93,11 @@ class AgentReportAppliedIT {
             c.admin().pods().inNamespace(AceInstall.NAMESPACE).withName("ace-agent-" + node).withGracePeriod(0).delete();
             c.admin().pods().inNamespace(ns.name()).withGracePeriod(0).delete();
             c.admin().nodes().withName(node).delete();
+            new dev.ace.binpacker.cluster.NodeReportStore(c.admin()).objects().withName(node).delete();
         }
     }
 
     private Path nvidiaSmi(String queryRows, String listText) throws Exception {
-        Path query = Files.writeString(dir.resolve("query.csv"), queryRows);
-        Path list = Files.writeString(dir.resolve("list.txt"), listText);
-        Path topo = Path.of("tests/fixtures/topology/h100-sxm-8gpu-stas00.txt").toAbsolutePath();
-        Path script = dir.resolve("nvidia-smi");
-        Files.writeString(script, "#!/bin/sh\n"
-                + "case \"$1\" in\n"
-                + "  --query-gpu=index,uuid,pci.bus_id) cat '" + query + "' ;;\n"
-                + "  -L) cat '" + list + "' ;;\n"
-                + "  topo) cat '" + topo + "' ;;\n"
-                + "  *) echo \"fake nvidia-smi: $*\" >&2; exit 2 ;;\n"
-                + "esac\n");
-        Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwx------"));
-        return script;
+        return dev.ace.binpacker.cluster.FakeNvidiaSmi.write(dir, queryRows, listText, Path.of("tests/fixtures/topology/h100-sxm-8gpu-stas00.txt"), false);
     }
 }

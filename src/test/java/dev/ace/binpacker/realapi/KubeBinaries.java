@@ -9,7 +9,7 @@ import java.util.stream.Stream;
 
 /**
  * Where the control-plane binaries are: {@code $KUBE_API_TEST_DIR/k8s/<version>-linux-amd64/} (the layout of
- * fabric8 kube-api-test and of {@code ../shared/kube/install.sh}), else {@code ~/.kubeapitest/k8s/...}.
+ * fabric8 kube-api-test, which {@code .ci/run} lays out), else {@code ~/.kubeapitest/k8s/...}.
  * Absent binaries skip the suite on a workstation, and fail it in CI ({@code CI=true} or
  * {@code -Dace.realapi.required=true}, which {@code .ci/run} sets).
  */
@@ -57,7 +57,7 @@ public record KubeBinaries(Path dir) {
         if (found.isPresent()) return new Result(new KubeBinaries(found.get()), null);
         return new Result(null, "no etcd, kube-apiserver, kube-scheduler and kube-controller-manager under " + k8s
                 + "/<version>-linux-amd64/ (" + (env == null ? "KUBE_API_TEST_DIR not set" : "KUBE_API_TEST_DIR=" + env)
-                + "); run ../shared/kube/install.sh or point KUBE_API_TEST_DIR at a folder laid out like fabric8 kube-api-test's");
+                + "); point KUBE_API_TEST_DIR at a folder laid out like fabric8 kube-api-test's (docs/real-api-suite.md)");
     }
 
     public record Result(KubeBinaries binaries, String missing) {}

@@ -36,6 +36,10 @@ class LeaderLossIT {
             tenant.pods().inNamespace(ns.name()).resource(TpPods.vllm(ns.name(), "during-outage", 1)).create();
             assertTrue(TpPods.decidedByAce(c.admin().pods().inNamespace(ns.name()).withName("during-outage").get()),
                     "the survivor decided the pod created while the leader was dead");
+            // Gone again before a board frees: a TP 1 pod gated behind the TP 8 waiter can take the freed board first
+            // (GateKeeper lets a small request pass a big one that does not fit on that pass; seen once in CI, issue 19's
+            // earmark is the fix), and this scenario is about the Lease, not that order.
+            c.admin().pods().inNamespace(ns.name()).withName("during-outage").withGracePeriod(0).delete();
             c.admin().pods().inNamespace(ns.name()).withName("tp8-0").delete();
             Conditions.await(() -> "the survivor leads and releases the waiter" + TpPods.summary(c.admin(), ns.name()), Duration.ofMinutes(3), () -> {
                 Pod w = c.admin().pods().inNamespace(ns.name()).withName("waiter").get();

@@ -9,6 +9,7 @@ import org.junit.jupiter.api.extension.ParameterResolver;
 
 /** See {@link RealApiTest}. */
 public final class RealApiExtension implements BeforeAllCallback, ParameterResolver {
+    private static boolean warned;
     private static final ExtensionContext.Namespace STORE = ExtensionContext.Namespace.create(RealApiExtension.class);
 
     @Override
@@ -20,7 +21,10 @@ public final class RealApiExtension implements BeforeAllCallback, ParameterResol
         KubeBinaries.Result found = KubeBinaries.find();
         if (found.binaries() == null) {
             if (KubeBinaries.required()) throw new IllegalStateException("real-API suite required (CI) but " + found.missing());
-            Assumptions.abort("real-API suite skipped: " + found.missing());
+            String why = "real-API suite skipped: " + found.missing();
+            if (!warned) System.err.println("[WARNING] " + why);
+            warned = true;
+            Assumptions.abort(why);
         }
         return RealCluster.get(found.binaries());
     }

@@ -22,6 +22,7 @@ public final class RoundRobinProxy implements AutoCloseable {
     private final ServerSocket server;
     private final List<Integer> backends = new CopyOnWriteArrayList<>();
     private final AtomicInteger next = new AtomicInteger();
+    private final java.util.Set<Socket> open = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final ExecutorService pool = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "realapi-proxy");
         t.setDaemon(true);
@@ -41,6 +42,7 @@ public final class RoundRobinProxy implements AutoCloseable {
         while (!server.isClosed()) {
             try {
                 Socket in = server.accept();
+                open.add(in);
                 pool.execute(() -> connect(in));
             } catch (IOException e) {
                 if (server.isClosed()) return;
@@ -62,8 +64,10 @@ public final class RoundRobinProxy implements AutoCloseable {
             }
             pool.execute(() -> pipe(in, out));
             pipe(out, in);
+            forget(in);
             return;
         }
+        forget(in);
         closeQuietly(in);
     }
 
@@ -79,6 +83,22 @@ public final class RoundRobinProxy implements AutoCloseable {
         } finally {
             closeQuietly(from);
             closeQuietly(to);
+        }
+    }
+
+    private void forget(Socket s) {
+        open.remove(s);
+    }
+
+    /**
+     * Closes every connection through the proxy, as a replica rollout does: the API server dials again and its
+     * new connections are spread over the replicas that are up now (after a restart, the old ones all lead to
+     * the replica that stayed up).
+     */
+    public void dropConnections() {
+        for (Socket s : open) {
+            open.remove(s);
+            closeQuietly(s);
         }
     }
 
