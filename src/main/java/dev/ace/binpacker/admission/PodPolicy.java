@@ -38,6 +38,7 @@ public final class PodPolicy {
     private final BackgroundPolicy background;
     private final boolean trackGated;
     private final PendingCap pendingCap;
+    private final GroupAdmission groups = new GroupAdmission(GroupAdmission.DEFAULT_MAX_SIZE);
 
     public PodPolicy(Supplier<Allocator> allocator, PolicyConfig config, PendingDemand pending, ObjectMapper mapper) {
         this(allocator, config, pending, mapper, true);
@@ -110,6 +111,8 @@ public final class PodPolicy {
             Optional<Decision> shape = Shapes.misaligned(c, domain, warnings);
             if (shape.isPresent()) return shape.get();
         }
+        Optional<Decision> rank = groupRank(req, c, warnings);
+        if (rank.isPresent()) return rank.get();
         PlacementRequest pr = PlacementRequest.whole(Reservation.newId(), c.workloadClass(), c.gpus(), Math.max(c.tp(), c.gpus()), pools, constraints)
                 .ownedBy(owner(req)).needing(PodRequests.besidesGpus(req.pod()));
         String bound = PodConstraints.boundNode(req.pod());
@@ -189,6 +192,15 @@ public final class PodPolicy {
             pending.add(new PendingDemand.Waiting(req.uid(), key, pr, prio == null ? 0 : prio, now));
         }
         return new Decision(Decision.Verdict.MUTATE, c.workloadClass(), m, text, warnings, null, "gated", reason);
+    }
+
+    /** A rank of a multi-pod group is gated whole (issue 19); the resolver's refusal of a forged size becomes a denial. */
+    private Optional<Decision> groupRank(AdmissionRequest req, Classification c, List<String> warnings) {
+        try {
+            return groups.gate(this, req, c.workloadClass(), describe(c), warnings);
+        } catch (InvalidPodException e) {
+            return Optional.of(Decision.deny(c.workloadClass(), e.getMessage(), warnings, "invalid"));
+        }
     }
 
     /**

@@ -139,12 +139,13 @@ public final class WorkloadAdmission {
 
     /**
      * How the controller groups the pods of a template, said plainly: "worker: 2 groups of 2 pods
-     * (spec.leaderWorkerTemplate.size); ACE judges each pod alone".
+     * (spec.leaderWorkerTemplate.size); ACE places each group whole" (its ranks are gated at pod creation and
+     * the leader releases a group only when every rank fits).
      */
     static String groupNote(WorkloadPods.TemplatePod t) {
         WorkloadPods.Group g = t.group();
         return t.role() + ": " + g.groups() + (g.groups() == 1 ? " group" : " groups") + " of " + g.size() + " pods (" + g.from()
-                + "); ACE judges each pod alone";
+                + "); ACE places each group whole";
     }
 
     private static String group(JsonNode o) {

@@ -105,6 +105,8 @@ final class EntryKeeper {
             why = "its pod finished";
         } else if (pod.isPresent() && pod.get().bound() && !pod.get().nodeName().equals(e.node())) {
             why = "its pod is bound to " + pod.get().nodeName();
+        } else if (view.groups().isGatedRank(uid) && view.pending().contains(uid)) {
+            unclaimedSince.remove(e.id()); // held for a gated group rank: the group keeper completes it or frees it on its timeout
         } else if (pod.isEmpty() || !e.id().equals(pod.get().reservationId())) {
             // Not seen, or not carrying it: maybe the cache lags (or a gate release is in flight). After the
             // grace period the pod itself is read before anything is released.

@@ -40,6 +40,7 @@ final class GateKeeper {
         PendingDemand queue = view.pending();
         for (PendingDemand.Waiting w : queue.waiting()) {
             if (!leading.getAsBoolean()) return;
+            if (view.groups().isGatedRank(w.id())) continue; // a rank of a group is released with its whole group (GroupKeeper)
             Optional<PodFacts> f = view.pods().get(w.id());
             if (f.isEmpty() || !f.get().gated() || f.get().terminal()) {
                 queue.remove(w.id());

@@ -48,6 +48,7 @@ public final class LocalView {
     private final Set<String> copiesSeen = Collections.newSetFromMap(new ConcurrentHashMap<>());
     private final Set<String> ledgers = ConcurrentHashMap.newKeySet();
     private final Set<String> touched = ConcurrentHashMap.newKeySet();
+    private final GroupBook groups = new GroupBook(dev.ace.binpacker.workload.group.GroupResolver.DEFAULT_MAX_SIZE);
     /** Report text per node from its GpuNodeReport object; it wins over the Node annotation older agents wrote. */
     private final Map<String, String> reportObjects = new ConcurrentHashMap<>();
     /** The {@code ace.dev/gpu-allocation} annotation per node (agents before GpuNodeReport), read only where no object is. */
@@ -79,6 +80,9 @@ public final class LocalView {
     public PodCache pods() { return pods; }
 
     public PendingDemand pending() { return pending; }
+
+    /** The ranks of multi-pod groups among the pods seen (issue 19). */
+    public GroupBook groups() { return groups; }
 
     public Allocator allocator() { return allocator.get(); }
 
@@ -139,6 +143,7 @@ public final class LocalView {
 
     public void podChanged(Pod pod) {
         PodFacts f = PodFacts.of(pod, json);
+        groups.seen(pod, f); // before the filter below: a rank without GPUs still makes its group whole
         Set<String> requestsMoved = countRequests(pod, f);
         if (f.gpus() == 0 && !f.gated() && f.reservationId() == null) {
             // Most pods of a cluster hold no GPU and never will (extended resources cannot be resized): only their
@@ -157,6 +162,7 @@ public final class LocalView {
     public void podGone(String uid) {
         requests.remove(uid).forEach(this::pushRequests);
         Optional<PodFacts> old = pods.remove(uid);
+        groups.forget(uid);
         pending.remove(uid);
         copiesSeen.remove(uid);
         old.map(PodFacts::nodeName).ifPresent(this::refresh);

@@ -28,6 +28,7 @@ public final class Reconciler {
     private final ReconcilerConfig config;
     private final EntryKeeper entries;
     private final GateKeeper gates;
+    private final GroupKeeper groups;
     private final PinRepair pins;
     private final ReportKeeper reports;
     private final Map<String, LedgerDoc.Capacity> published = new HashMap<>();
@@ -42,6 +43,9 @@ public final class Reconciler {
         this.config = config;
         this.entries = new EntryKeeper(view, ledger, api, metrics, config);
         this.gates = new GateKeeper(view, api, json);
+        // A group may hold GPUs it cannot use yet as long as an untied reservation may wait for its pod.
+        this.groups = new GroupKeeper(view, gates, metrics,
+                new GroupKeeper.Config(config.pendingTtlMillis(), 6 * config.pendingTtlMillis(), 3));
         this.pins = new PinRepair(view, api, metrics, config);
         this.reports = new ReportKeeper(view, ledger, api, metrics, pins);
     }
@@ -49,6 +53,7 @@ public final class Reconciler {
     /** Forget every age measured so far: a new leader measures from its own first sight. */
     public synchronized void leadershipChanged() {
         entries.reset();
+        groups.reset();
         pins.reset();
         reports.reset();
         published.clear();
@@ -60,6 +65,7 @@ public final class Reconciler {
         long now = monotonicMillis.getAsLong();
         entries.pass(now, leading);
         reports.pass(leading); // before gate releases, so they are decided on the GPUs really free
+        groups.pass(now, wallMillis.getAsLong(), leading); // whole groups first: a freed clique goes to a waiting group before single pods
         gates.pass(wallMillis.getAsLong(), leading);
         pins.pass(now, leading);
         publish(leading);

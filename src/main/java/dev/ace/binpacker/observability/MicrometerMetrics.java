@@ -16,6 +16,7 @@ import java.util.function.Supplier;
 public final class MicrometerMetrics implements Metrics {
     private final MeterRegistry registry;
     private final Map<Integer, AtomicInteger> pending = new ConcurrentHashMap<>();
+    private final Map<Integer, AtomicInteger> groups = new ConcurrentHashMap<>();
     private final Counter conflicts;
     private final Counter expired;
     private final Timer decisionTimer;
@@ -42,6 +43,7 @@ public final class MicrometerMetrics implements Metrics {
         this.decisionTimer = Timer.builder(MetricNames.PLACEMENT_DECISION_DURATION)
                 .description("Time the policy takes to decide one pod: classify, filter nodes, choose GPUs").register(registry);
         for (int tp : new int[] {2, 4, 8}) pendingTpDemand(tp, 0);
+        groupsWaiting(Map.of());
         for (String action : new String[] {"deleted", "reported"}) pinsRepaired(action);
     }
 
@@ -101,6 +103,27 @@ public final class MicrometerMetrics implements Metrics {
                 .description("Placement decisions by workload class, result (placed, gated, sliced, denied...) and the reason behind it")
                 .tags("class", workloadClass, "result", result, "reason", reason).register(registry).increment();
         decisionTimer.record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void groupsWaiting(Map<Integer, Integer> bySize) {
+        Map<Integer, Integer> buckets = new java.util.TreeMap<>();
+        for (int b = 2; b <= 64; b *= 2) buckets.put(b, 0);
+        bySize.forEach((size, n) -> buckets.merge(bucket(size), n, Integer::sum));
+        buckets.forEach((b, n) -> groups.computeIfAbsent(b, k -> {
+            AtomicInteger v = new AtomicInteger();
+            Gauge.builder(MetricNames.GROUPS_WAITING, v, AtomicInteger::get)
+                    .description("Groups (LeaderWorkerSet replicas, JobSets, pod groups) whose ranks wait behind the gate for all their GPUs at once, by pods per group")
+                    .tag("size", Integer.toString(k)).register(registry);
+            return v;
+        }).set(n));
+    }
+
+    /** Pods per group rounded up to a power of two, at most 64: a bounded label. */
+    static int bucket(int size) {
+        int b = 2;
+        while (b < size && b < 64) b *= 2;
+        return b;
     }
 
     @Override
