@@ -92,9 +92,9 @@ PIDS+=($!)
 PIDS+=($!)
 
 # --- the project's install: CRD, RBAC, policies, webhooks by URL (the proxy in front of both replicas)
-K apply -f deploy/namespace.yaml -f deploy/gpuledger-crd.yaml > /dev/null
+K apply -f deploy/namespace.yaml -f deploy/gpuledger-crd.yaml -f deploy/gpunodereport-crd.yaml > /dev/null
 K apply -n ace-system -f deploy/serviceaccount.yaml -f deploy/rbac.yaml > /dev/null
-K wait --for condition=Established crd/gpuledgers.ace.dev > /dev/null
+K wait --for condition=Established crd/gpuledgers.ace.dev crd/gpunodereports.ace.dev > /dev/null
 CA_B64=$(base64 -w0 < "$D/ca.crt")
 for f in webhook-config/mutating.yaml webhook-config/validating.yaml; do
   sed -E "s#^( *)service: \{name: ace-binpacker, namespace: ace-system, path: ([^,]*), port: 443\}#\1url: https://127.0.0.1:$LB\2\n\1caBundle: $CA_B64#" "$f"

@@ -47,6 +47,8 @@ public final class LocalView {
     private final Map<String, NodeShape> shapes = new ConcurrentHashMap<>();
     private final Set<String> copiesSeen = Collections.newSetFromMap(new ConcurrentHashMap<>());
     private final Set<String> ledgers = ConcurrentHashMap.newKeySet();
+    /** The resourceVersion of each node's GpuLedger object last mirrored (guarded by itself). */
+    private final Map<String, String> ledgerVersions = new java.util.HashMap<>();
     private final Set<String> touched = ConcurrentHashMap.newKeySet();
     private final GroupBook groups = new GroupBook(dev.ace.binpacker.workload.group.GroupResolver.DEFAULT_MAX_SIZE);
     /** Report text per node from its GpuNodeReport object; it wins over the Node annotation older agents wrote. */
@@ -169,18 +171,41 @@ public final class LocalView {
         onChange.run();
     }
 
+    /**
+     * A version of a node's GpuLedger object, from the informer or from a fresh read (the leader's in-flight check).
+     * A version older than one already applied is not mirrored: a fresh read can go ahead of the watch, and the
+     * watch's older event arriving after it would drop entries the store holds (their GPUs would look free here
+     * until the next event; the compare-and-swap still refuses them, but the namespace cap miscounts).
+     */
     public void ledgerChanged(LedgerDoc doc) {
         ledgerSeen.accept(doc);
-        ledgers.add(doc.node());
-        allocator.get().mirror(doc.node(), doc.entries());
+        synchronized (ledgerVersions) {
+            String applied = ledgerVersions.get(doc.node());
+            if (applied != null && older(doc.resourceVersion(), applied)) return;
+            ledgerVersions.put(doc.node(), doc.resourceVersion());
+            ledgers.add(doc.node());
+            allocator.get().mirror(doc.node(), doc.entries());
+        }
         refresh(doc.node());
         onChange.run();
     }
 
+    /** resourceVersions of one object are etcd revisions: numbers that only grow (an unparsable one is never older). */
+    static boolean older(String candidate, String than) {
+        try {
+            return Long.parseLong(candidate) < Long.parseLong(than);
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+
     public void ledgerGone(String node) {
         ledgerDeleted.accept(node);
-        ledgers.remove(node);
-        allocator.get().mirror(node, java.util.List.of());
+        synchronized (ledgerVersions) {
+            ledgerVersions.remove(node);
+            ledgers.remove(node);
+            allocator.get().mirror(node, java.util.List.of());
+        }
         refresh(node);
         onChange.run();
     }
