@@ -1,6 +1,13 @@
 # JVM image of the webhook. Build the app first: mvn package  (produces target/quarkus-app)
-#   docker build -t ace-binpacker .
+#   docker build -t ghcr.io/ace-dev/ace-binpacker:0.1.0 .
+# One version for the jar (pom.xml), this image (label and tag) and the Helm chart (Chart.yaml); VersionsAgreeTest
+# fails when they differ.
 FROM registry.access.redhat.com/ubi9/openjdk-17-runtime:1.21
+
+LABEL org.opencontainers.image.title="ace-binpacker" \
+      org.opencontainers.image.version="0.1.0" \
+      org.opencontainers.image.licenses="Apache-2.0" \
+      org.opencontainers.image.description="Admission webhook that keeps NVLink domains whole for tensor-parallel inference"
 
 ENV LANGUAGE='en_US:en'
 

@@ -33,8 +33,16 @@ public final class AdmissionEngine {
     private final ObjectMapper mapper;
     private final LongSupplier clock;
     private final Provenance provenance;
+    private final DecisionLog observed;
 
     public AdmissionEngine(PodPolicy policy, NamespacePolicies namespaces, Metrics metrics, ObjectMapper mapper, LongSupplier clock) {
+        this(policy, namespaces, metrics, mapper, clock, DecisionLog.NONE);
+    }
+
+    /** @param observed where the decisions of namespaces in mode observe are recorded (Events, log) */
+    public AdmissionEngine(PodPolicy policy, NamespacePolicies namespaces, Metrics metrics, ObjectMapper mapper, LongSupplier clock,
+                           DecisionLog observed) {
+        this.observed = observed;
         this.policy = policy;
         this.namespaces = namespaces;
         this.metrics = metrics;
@@ -48,6 +56,38 @@ public final class AdmissionEngine {
     public AdmissionResult mutate(AdmissionRequest r) { return handle(r, true); }
 
     public AdmissionResult validate(AdmissionRequest r) { return handle(r, false); }
+
+    /**
+     * The answer for a review that did not get decided within the time budget (issue 17: the API server gives up at
+     * {@code timeoutSeconds} and {@code failurePolicy: Ignore} would then admit the pod untouched). A pod that asks for
+     * whole GPUs is denied in enforce (retried by its controller), admitted with a warning in warn and audit; anything
+     * else passes. Decides nothing and reserves nothing: what the late decision reserves is given back by {@link #abandon}.
+     */
+    public AdmissionResult overBudget(AdmissionRequest r, String why) {
+        String outcome = "over_budget";
+        try {
+            if (!r.isPodCreate() || r.pod() == null) return AdmissionResult.allowed("ACE acts on Pod CREATE only; passed untouched");
+            NamespaceMode mode = namespaces.modeOf(r.namespace());
+            int gpus;
+            try {
+                gpus = dev.ace.binpacker.workload.GpuCount.of(r.pod()).effective();
+            } catch (InvalidPodException e) {
+                gpus = 1;
+            }
+            if (mode == NamespaceMode.EXEMPT || gpus == 0) return AdmissionResult.allowed("ACE passed the pod untouched: " + why);
+            String text = "ACE could not decide for this pod in time (" + why + "); retry";
+            if (mode == NamespaceMode.ENFORCE) return AdmissionResult.denied(text, List.of());
+            return AdmissionResult.patched(null, List.of(text), Map.of(), "warned");
+        } finally {
+            metrics.admission("budget", r.operation().isEmpty() ? "UNKNOWN" : r.operation(), outcome, r.dryRun(), 0);
+        }
+    }
+
+    /** A review whose answer was not sent (over budget): the GPUs it reserved and its place in the gated queue go back. */
+    public void abandon(AdmissionRequest r) {
+        policy.allocator().heldForRequest(r.uid()).ifPresent(res -> policy.allocator().release(res.id()));
+        policy.pending().remove(r.uid());
+    }
 
     private AdmissionResult handle(AdmissionRequest r, boolean mutating) {
         long t0 = System.nanoTime();
@@ -72,6 +112,7 @@ public final class AdmissionEngine {
         AceOutputs brought = AceOutputs.of(r.pod());
         AdmissionRequest clean = brought.isEmpty() ? r : r.withPod(brought.strip(r.pod(), mapper));
         Once<Decision> dry = new Once<>(() -> decideSafely(clean, false, now));
+        if (mode == NamespaceMode.OBSERVE && mutating) return observe(r, clean, dry);
         Provenance.Judgement j = provenance.judge(r, brought, dry, mode, !mutating);
         if (!mutating) return validated(r, brought, j, dry, mode);
         boolean commit = !r.dryRun();
@@ -108,8 +149,43 @@ public final class AdmissionEngine {
             return AdmissionResult.denied("ACE did not write " + first.getKey() + " for this pod (" + first.getValue() + "). "
                     + OWN_KEYS, j.foreign().entrySet().stream().map(e -> "not ACE's: " + e.getKey() + " (" + e.getValue() + ")").toList());
         }
-        if (j.own().isPresent()) return AdmissionResult.allowed("GPUs reserved by ACE as " + j.own().get().id());
+        if (j.own().isPresent()) {
+            if (!r.dryRun()) provenance.accepted(j.own().get(), r);
+            return AdmissionResult.allowed("GPUs reserved by ACE as " + j.own().get().id());
+        }
         return answer(r.pod(), r, dry.get(), mode, false);
+    }
+
+    /**
+     * Mode observe: the pod is admitted as it came and nothing is reserved; what ACE would have done is counted
+     * ({@code result="observed-<result>"}), put in an audit annotation and given to the {@link DecisionLog}.
+     */
+    private AdmissionResult observe(AdmissionRequest r, AdmissionRequest clean, Once<Decision> dry) {
+        long t0 = System.nanoTime();
+        Decision d = dry.get();
+        metrics.decision(d.workloadClass().label(), "observed-" + d.result(), d.reason(), System.nanoTime() - t0);
+        String text = observedText(d);
+        var meta = r.pod().getMetadata();
+        String name = !r.name().isEmpty() ? r.name() : meta != null && meta.getName() != null ? meta.getName()
+                : meta != null && meta.getGenerateName() != null ? meta.getGenerateName() + "*" : "";
+        observed.observed(r.namespace(), name, d.result(), text);
+        return new AdmissionResult(true, 200, null, null, List.of(), Map.of("would", text), "observed");
+    }
+
+    /** "would place: reserved 4 GPUs ...", "would deny: ...", "would leave untouched: ..." */
+    static String observedText(Decision d) {
+        String verb = switch (d.verdict()) {
+            case DENY -> "would deny";
+            case UNTOUCHED -> "would leave untouched";
+            case MUTATE -> "would " + switch (d.result()) {
+                case "placed" -> "place";
+                case "gated" -> "gate";
+                case "sliced" -> "move to pool slicing";
+                default -> d.result();
+            };
+        };
+        String w = d.warnings().isEmpty() ? "" : " (" + String.join("; ", d.warnings()) + ")";
+        return verb + ": " + d.text() + w;
     }
 
     private Decision decideSafely(AdmissionRequest r, boolean commit, long now) {
@@ -117,6 +193,11 @@ public final class AdmissionEngine {
             return policy.decide(r, commit, now);
         } catch (InvalidPodException e) {
             return Decision.deny(WorkloadClass.UNKNOWN, e.getMessage(), List.of(), "invalid");
+        } catch (dev.ace.binpacker.placement.Allocator.Contended e) {
+            // Not a server error: a 500 would let failurePolicy admit the pod without ACE. Enforce denies (the
+            // controller retries), warn and audit admit with the reason.
+            return Decision.deny(classOf(r), "ACE could not reserve GPUs for this pod now: " + e.getMessage() + "; retry",
+                    List.of(), "contended");
         }
     }
 
@@ -163,6 +244,10 @@ public final class AdmissionEngine {
                 Pod m = annotated(clean.pod(), "warn: would deny: " + d.text());
                 return AdmissionResult.patched(mutating ? diff(base, m) : null, warnings, Map.of(), "warned");
             }
+            case OBSERVE -> {
+                // /validate in mode observe (the /mutate answer already recorded the decision): admitted, recorded only.
+                return AdmissionResult.patched(null, List.of(), Map.of("would", observedText(d)), "observed");
+            }
             case AUDIT -> {
                 Pod m = annotated(clean.pod(), "audit: would deny: " + d.text());
                 return AdmissionResult.patched(mutating ? diff(base, m) : null, List.of(),
@@ -186,18 +271,22 @@ public final class AdmissionEngine {
         return JsonPatch.diff(a, b);
     }
 
-    /** A denial as warnings of at most 120 characters, split at "; " and then at words. */
+    /** A denial as warnings of at most 120 characters, split at "; " and then at words (linear in the text). */
     static List<String> split(String text) {
         List<String> out = new ArrayList<>();
         for (String part : text.split("; ")) {
             String rest = part.strip();
-            while (rest.length() > AdmissionResult.MAX_WARNING) {
-                int cut = rest.lastIndexOf(' ', AdmissionResult.MAX_WARNING);
-                if (cut <= 0) cut = AdmissionResult.MAX_WARNING;
-                out.add(rest.substring(0, cut).strip());
-                rest = rest.substring(cut).strip();
+            int from = 0;
+            while (rest.length() - from > AdmissionResult.MAX_WARNING) {
+                int cut = from + AdmissionResult.MAX_WARNING;
+                while (cut > from && rest.charAt(cut) != ' ') cut--; // looks back at most 120 characters
+                if (cut == from) cut = from + AdmissionResult.MAX_WARNING;
+                String piece = rest.substring(from, cut).strip();
+                if (!piece.isEmpty()) out.add(piece);
+                from = cut;
+                while (from < rest.length() && rest.charAt(from) == ' ') from++;
             }
-            if (!rest.isEmpty()) out.add(rest);
+            if (from < rest.length()) out.add(rest.substring(from));
         }
         return out;
     }

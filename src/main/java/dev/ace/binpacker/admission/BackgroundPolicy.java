@@ -10,6 +10,8 @@ import dev.ace.binpacker.placement.Reservation;
 import dev.ace.binpacker.placement.WorkloadClass;
 import dev.ace.binpacker.workload.AceKeys;
 import dev.ace.binpacker.workload.Classification;
+import dev.ace.binpacker.workload.PodConstraints;
+import dev.ace.binpacker.workload.PodRequests;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.List;
 import java.util.Optional;
@@ -30,6 +32,11 @@ final class BackgroundPolicy {
     }
 
     Decision slice(AdmissionRequest req, Classification c, NodeConstraints constraints, List<String> warnings) {
+        String bound = PodConstraints.boundNode(req.pod());
+        if (bound != null) {
+            warnings.add("spec.nodeName binds this pod to " + bound + "; ACE does not move it to pool slicing");
+            return Decision.untouched(c.workloadClass(), "bound by spec.nodeName to " + bound + ": " + PodPolicy.describe(c), warnings, "untouched");
+        }
         Allocator a = policy.allocator();
         Set<SlicingOffer> offers = a.read(al -> FleetView.slicingOffers(al.state(), constraints));
         long need = c.gpuMemoryMiB() > 0 ? c.gpuMemoryMiB() : defaultNeed(c.workloadClass());
@@ -103,12 +110,12 @@ final class BackgroundPolicy {
                 return Decision.deny(c.workloadClass(), t.who() + " lost a race for the last free GPUs it could use; retry later",
                         warnings, "reserve");
             }
-            Optional<Decision> capped = policy.overCap(req, o, c, warnings);
+            Optional<Decision> capped = policy.overCap(req, o, c, warnings, now);
             if (capped.isPresent()) return capped.get();
         }
         PlacementResult.Placed placed = (PlacementResult.Placed) o.result();
         Pod m = policy.copy(req.pod());
-        PodEdits.pinToNode(m, placed.node());
+        if (PodConstraints.boundNode(req.pod()) == null) PodEdits.pinToNode(m, placed.node());
         PodEdits.annotate(m, AceKeys.RESERVATION, ReservationJson.write(policy.mapper(), o.reservation()));
         String text = t.inference()
                 ? "reserved aligned " + PodPolicy.promise(a, placed).text() + " for " + t.who()
@@ -135,7 +142,7 @@ final class BackgroundPolicy {
                     + " or 1 GPU for pool slicing" + Shapes.labelNote(c), "it would fracture the " + domain + "-GPU NVLink domains");
         }
         PlacementRequest pr = PlacementRequest.whole(Reservation.newId(), c.workloadClass(), gpus, gpus, List.of(Pool.INFERENCE), constraints)
-                .ownedBy(PodPolicy.owner(req));
+                .ownedBy(PodPolicy.owner(req)).needing(PodRequests.besidesGpus(req.pod()));
         int before = FleetView.free8Cliques(al);
         Allocator.Outcome trial = al.place(pr, true, now);
         if (!(trial.result() instanceof PlacementResult.Placed p)) {
@@ -147,7 +154,7 @@ final class BackgroundPolicy {
         if (after < config.reserveFree8Cliques()) {
             return elsewhere(al, req, c, constraints, warnings, now, who, "reserve", who + " would leave " + after
                     + " free 8-GPU NVLink domains on pool inference, below the reserve of " + config.reserveFree8Cliques()
-                    + " kept for TP 8; retry later", "its reserve of " + config.reserveFree8Cliques() + " free 8-GPU NVLink domains for TP 8");
+                    + " kept for TP 8; retry later" + Shapes.labelNote(c), "its reserve of " + config.reserveFree8Cliques() + " free 8-GPU NVLink domains for TP 8");
         }
         return new Trial(null, pr, trial, after, who, true, null);
     }
@@ -159,7 +166,8 @@ final class BackgroundPolicy {
      */
     private Trial elsewhere(Allocator al, AdmissionRequest req, Classification c, NodeConstraints constraints, List<String> warnings,
                             long now, String who, String reason, String refusal, String protecting) {
-        Optional<OtherPools.Trial> t = OtherPools.place(al, Reservation.newId(), c.workloadClass(), c.gpus(), constraints, PodPolicy.owner(req), now);
+        Optional<OtherPools.Trial> t = OtherPools.place(al, Reservation.newId(), c.workloadClass(), c.gpus(), constraints, PodPolicy.owner(req),
+                PodRequests.besidesGpus(req.pod()), now);
         if (t.isPresent()) return new Trial(null, t.get().request(), t.get().outcome(), 0, who, false, protecting);
         String why = reason.equals("fracturing") && OtherPools.couldHold(al.state(), constraints, c.gpus()) ? "no_free_gpus" : reason;
         String accepted = OtherPools.acceptedNow(al, req.uid(), c.workloadClass(), constraints, config.reserveFree8Cliques(), now);

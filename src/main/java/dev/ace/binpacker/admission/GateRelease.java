@@ -35,7 +35,7 @@ public final class GateRelease {
         NodeConstraints constraints = PodConstraints.of(pod);
         int gpus = Math.max(1, c.gpus());
         return PlacementRequest.whole(id, c.workloadClass(), gpus, Math.max(c.tp(), c.gpus()),
-                FleetView.inferencePools(al, gpus, constraints), constraints);
+                FleetView.inferencePools(al, gpus, constraints), constraints).needing(dev.ace.binpacker.workload.PodRequests.besidesGpus(pod));
     }
 
     /** Edits {@code pod} in place: pinned to the reservation's node, annotated, gate removed. */

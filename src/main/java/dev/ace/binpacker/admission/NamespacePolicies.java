@@ -6,4 +6,12 @@ public interface NamespacePolicies {
     NamespaceMode modeOf(String namespace);
 
     static NamespacePolicies always(NamespaceMode mode) { return ns -> mode; }
+
+    /**
+     * {@code ace.policy.observe-only}: every namespace observes, whatever its label says, except that an exempt one stays
+     * exempt (ACE does nothing there at all).
+     */
+    static NamespacePolicies observeOnly(NamespacePolicies base) {
+        return ns -> base.modeOf(ns) == NamespaceMode.EXEMPT ? NamespaceMode.EXEMPT : NamespaceMode.OBSERVE;
+    }
 }

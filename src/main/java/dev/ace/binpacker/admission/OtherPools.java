@@ -30,9 +30,9 @@ final class OtherPools {
      * the least damaging GPUs of one node: data-parallel batch work does not need NVLink.
      */
     static Optional<Trial> place(Allocator al, String id, WorkloadClass c, int gpus, NodeConstraints constraints,
-                                 Reservation.Owner owner, long now) {
+                                 Reservation.Owner owner, dev.ace.binpacker.placement.Resources needs, long now) {
         for (int tp : gpus > 1 ? new int[] {gpus, 1} : new int[] {1}) {
-            PlacementRequest pr = PlacementRequest.whole(id, c, gpus, tp, List.of(Pool.GENERAL), constraints).ownedBy(owner);
+            PlacementRequest pr = PlacementRequest.whole(id, c, gpus, tp, List.of(Pool.GENERAL), constraints).ownedBy(owner).needing(needs);
             Allocator.Outcome o = al.place(pr, true, now);
             if (o.placed()) return Optional.of(new Trial(pr, o));
         }

@@ -16,6 +16,8 @@ import dev.ace.binpacker.workload.Classification;
 import dev.ace.binpacker.workload.Classifier;
 import dev.ace.binpacker.workload.InvalidPodException;
 import dev.ace.binpacker.workload.PodConstraints;
+import dev.ace.binpacker.workload.SliceNeeds;
+import dev.ace.binpacker.workload.PodRequests;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,17 +37,26 @@ public final class PodPolicy {
     private final ObjectMapper mapper;
     private final BackgroundPolicy background;
     private final boolean trackGated;
+    private final PendingCap pendingCap;
+    private final GroupAdmission groups = new GroupAdmission(GroupAdmission.DEFAULT_MAX_SIZE);
 
     public PodPolicy(Supplier<Allocator> allocator, PolicyConfig config, PendingDemand pending, ObjectMapper mapper) {
         this(allocator, config, pending, mapper, true);
     }
 
+    public PodPolicy(Supplier<Allocator> allocator, PolicyConfig config, PendingDemand pending, ObjectMapper mapper, boolean trackGated) {
+        this(allocator, config, pending, mapper, trackGated, PendingCap.strict(config.maxPendingPerNamespace()));
+    }
+
     /**
      * @param trackGated queue gated pods at admission (standalone); in-cluster the Pod informer queues them
      *                   by name instead, since a CREATE may not have a name yet ({@code generateName})
+     * @param pendingCap the bound on reservations whose pods have not appeared ({@link #overCap})
      */
-    public PodPolicy(Supplier<Allocator> allocator, PolicyConfig config, PendingDemand pending, ObjectMapper mapper, boolean trackGated) {
+    public PodPolicy(Supplier<Allocator> allocator, PolicyConfig config, PendingDemand pending, ObjectMapper mapper, boolean trackGated,
+                     PendingCap pendingCap) {
         this.trackGated = trackGated;
+        this.pendingCap = pendingCap;
         this.allocator = allocator;
         this.config = config;
         this.pending = pending;
@@ -69,18 +80,24 @@ public final class PodPolicy {
         if (c.gpus() == 0) {
             return Decision.untouched(c.workloadClass(), "no whole GPUs requested", warnings, "untouched");
         }
-        NodeConstraints constraints = PodConstraints.of(pod);
-        return switch (c.workloadClass()) {
-            case INFERENCE -> whole(req, c, constraints, warnings, commit, nowMillis);
-            case EMBEDDING -> c.gpus() == 1 ? background.slice(req, c, constraints, warnings)
-                    : whole(req, c, constraints, warnings, commit, nowMillis);
-            case BATCH, INTERACTIVE -> c.gpus() == 1 ? background.slice(req, c, constraints, warnings)
-                    : background.multiGpu(req, c, constraints, warnings, commit, nowMillis);
-            case UNKNOWN -> {
-                warnings.add("ACE could not classify this GPU pod; set label " + AceKeys.WORKLOAD_CLASS + " to place it");
-                yield Decision.untouched(WorkloadClass.UNKNOWN, "unclassified: " + c.evidence(), warnings, "unclassified");
+        // The pod's MIG and MPS resources decide the node too: no pin to a node that offers its whole GPUs but not its slices.
+        NodeConstraints constraints = SliceNeeds.narrow(pod, PodConstraints.of(pod));
+        if (!c.identifiedServer()) {
+            if (c.workloadClass() == WorkloadClass.UNKNOWN) {
+                warnings.add("unclassified GPU pod: its whole GPUs obey batch shapes; set label " + AceKeys.WORKLOAD_CLASS
+                        + " to place it as what it is");
             }
-        };
+            // A shape is a shape (DESIGN "Classification is conservative"): whatever the label or the class, a pod that
+            // is not an identified server takes no lone GPU of a clean clique and no multi-GPU block past the reserve.
+            return switch (c.workloadClass()) {
+                case EMBEDDING, BATCH, INTERACTIVE -> c.gpus() == 1 ? background.slice(req, c, constraints, warnings)
+                        : background.multiGpu(req, c, constraints, warnings, commit, nowMillis);
+                case INFERENCE, UNKNOWN -> c.gpus() == 1 ? whole(req, c, constraints, warnings, commit, nowMillis)
+                        : background.multiGpu(req, c, constraints, warnings, commit, nowMillis);
+            };
+        }
+        return c.workloadClass() == WorkloadClass.EMBEDDING && c.gpus() == 1 ? background.slice(req, c, constraints, warnings)
+                : whole(req, c, constraints, warnings, commit, nowMillis);
     }
 
     /** Whole GPUs on the inference pool: a clique for TP >= 2, the least damaging single GPU for TP 1. */
@@ -94,24 +111,42 @@ public final class PodPolicy {
             Optional<Decision> shape = Shapes.misaligned(c, domain, warnings);
             if (shape.isPresent()) return shape.get();
         }
+        Optional<Decision> rank = groupRank(req, c, warnings);
+        if (rank.isPresent()) return rank.get();
         PlacementRequest pr = PlacementRequest.whole(Reservation.newId(), c.workloadClass(), c.gpus(), Math.max(c.tp(), c.gpus()), pools, constraints)
-                .ownedBy(owner(req));
+                .ownedBy(owner(req)).needing(PodRequests.besidesGpus(req.pod()));
+        String bound = PodConstraints.boundNode(req.pod());
         if (inferenceAllowed) {
             Optional<Decision> lone = a.read(al -> Shapes.loneBatchGpu(al, pr, c, warnings, now));
             if (lone.isPresent()) return lone.get();
         }
-        Allocator.Outcome o = a.place(pr, !commit, now);
+        String what = describe(c);
+        Allocator.Outcome o;
+        try {
+            o = a.place(pr, !commit, now);
+        } catch (Allocator.Contended e) {
+            // A burst packed onto the same nodes by every replica: rather than fail (failurePolicy would admit the pod
+            // without ACE), the pod waits at the gate and the leader, the one writer of gate releases, places it.
+            if (bound != null) {
+                return Decision.deny(c.workloadClass(), "ACE could not reserve GPUs on node " + bound + " for this " + what
+                        + ": " + e.getMessage() + "; retry", warnings, "contended");
+            }
+            warnings.add("the GPUs ACE chose went to other replicas' pods first; pod is gated until ACE's leader places it");
+            return gated(req, c, pr, pools, warnings, commit, now, e.getMessage() + " (a burst); the leader places it",
+                    "contended");
+        }
         if (commit) {
-            Optional<Decision> capped = overCap(req, o, c, warnings);
+            Optional<Decision> capped = overCap(req, o, c, warnings, now);
             if (capped.isPresent()) return capped.get();
         }
-        String what = describe(c);
         if (o.result() instanceof PlacementResult.Placed p) {
             Pod m = copy(req.pod());
-            PodEdits.pinToNode(m, p.node());
+            // spec.nodeName already binds the pod: the reservation is made there, no affinity is added.
+            if (bound == null) PodEdits.pinToNode(m, p.node());
             PodEdits.annotate(m, AceKeys.RESERVATION, ReservationJson.write(mapper, o.reservation()));
             String text = "reserved " + promise(a, p).text()
-                    + (c.gpus() > 1 && p.fullBandwidth() ? " (NVLink clique " + p.domain() + ")" : "") + " for " + what;
+                    + (c.gpus() > 1 && p.fullBandwidth() ? " (NVLink clique " + p.domain() + ")" : "") + " for " + what
+                    + (bound == null ? "" : " on the node its spec.nodeName names");
             if (c.gpus() > 1 && !p.fullBandwidth()) {
                 warnings.add("no NVLink clique of " + c.gpus() + " GPUs on the nodes this pod allows; got the best-connected set");
                 text += "; not NVLinked: best-connected set on the nodes the pod selects";
@@ -121,26 +156,51 @@ public final class PodPolicy {
                     commit ? o.reservation() : null, "placed", "none");
         }
         PlacementResult.Unschedulable u = (PlacementResult.Unschedulable) o.result();
-        boolean capacity = u.hasReason(ReasonCode.NO_FREE_CLIQUE) || u.hasReason(ReasonCode.TOO_FEW_FREE_GPUS);
+        boolean capacity = u.hasReason(ReasonCode.NO_FREE_CLIQUE) || u.hasReason(ReasonCode.TOO_FEW_FREE_GPUS)
+                || u.hasReason(ReasonCode.INSUFFICIENT_RESOURCE);
         // The metric says why it waits (no free clique, too few free GPUs), not the first filter listed (often another pool).
-        String reason = (u.hasReason(ReasonCode.NO_FREE_CLIQUE) ? ReasonCode.NO_FREE_CLIQUE : ReasonCode.TOO_FEW_FREE_GPUS)
+        String reason = (u.hasReason(ReasonCode.NO_FREE_CLIQUE) ? ReasonCode.NO_FREE_CLIQUE
+                : u.hasReason(ReasonCode.TOO_FEW_FREE_GPUS) ? ReasonCode.TOO_FEW_FREE_GPUS
+                : capacity ? ReasonCode.INSUFFICIENT_RESOURCE : u.reasons().isEmpty() ? ReasonCode.NO_GPUS : u.reasons().get(0).code())
                 .name().toLowerCase(java.util.Locale.ROOT);
+        if (bound != null) {
+            // The API server forbids scheduling gates on a pod with spec.nodeName, and ACE never moves it elsewhere.
+            return Decision.deny(c.workloadClass(), "spec.nodeName binds this " + what + " to node " + bound
+                    + ", which cannot hold it now: " + u.message() + " Leave spec.nodeName unset to let ACE choose a node",
+                    warnings, reason);
+        }
         if (!capacity) {
-            warnings.add("ACE found no node that can ever hold this pod; left to kube-scheduler");
+            warnings.add("ACE found no node that can ever hold this pod; left to kube-scheduler:");
+            warnings.addAll(AdmissionEngine.split(u.message()));
             return Decision.untouched(c.workloadClass(), "not placed: " + u.message(), warnings, "unschedulable");
         }
+        warnings.add("no free NVLink clique of " + c.gpus() + " GPUs now; pod is gated until one frees up");
+        return gated(req, c, pr, pools, warnings, commit, now, u.message(), reason);
+    }
+
+    /** The pod with ACE's scheduling gate: the leader releases it onto GPUs it reserves then ({@code why}: the wait's cause). */
+    private Decision gated(AdmissionRequest req, Classification c, PlacementRequest pr, List<Pool> pools, List<String> warnings,
+                           boolean commit, long now, String why, String reason) {
         Pod m = copy(req.pod());
         PodEdits.addSchedulingGate(m, AceKeys.GATE);
         String text = "waiting for " + c.gpus() + " free GPUs" + (c.gpus() > 1 ? " in one NVLink clique" : "")
-                + " on pool " + pools.stream().map(Pool::label).collect(java.util.stream.Collectors.joining(" or ")) + " for " + what + "; " + u.message();
+                + " on pool " + pools.stream().map(Pool::label).collect(java.util.stream.Collectors.joining(" or ")) + " for " + describe(c) + "; " + why;
         PodEdits.annotate(m, AceKeys.DECISION, text);
-        warnings.add("no free NVLink clique of " + c.gpus() + " GPUs now; pod is gated until one frees up");
         if (commit && trackGated) {
             Integer prio = req.pod().getSpec().getPriority();
             String key = req.namespace() + "/" + (req.name().isEmpty() ? "" : req.name());
             pending.add(new PendingDemand.Waiting(req.uid(), key, pr, prio == null ? 0 : prio, now));
         }
         return new Decision(Decision.Verdict.MUTATE, c.workloadClass(), m, text, warnings, null, "gated", reason);
+    }
+
+    /** A rank of a multi-pod group is gated whole (issue 19); the resolver's refusal of a forged size becomes a denial. */
+    private Optional<Decision> groupRank(AdmissionRequest req, Classification c, List<String> warnings) {
+        try {
+            return groups.gate(this, req, c.workloadClass(), describe(c), warnings);
+        } catch (InvalidPodException e) {
+            return Optional.of(Decision.deny(c.workloadClass(), e.getMessage(), warnings, "invalid"));
+        }
     }
 
     /**
@@ -156,17 +216,16 @@ public final class PodPolicy {
     /**
      * A reservation just made that takes the namespace over its cap of pending reservations is given back: a pending
      * reservation holds GPUs for a pod that does not exist yet, so one namespace (or one unauthenticated poster) must
-     * not be able to hold the fleet that way. A retried request that got its own reservation back is not counted twice.
+     * not be able to hold the fleet that way ({@link PendingCap}: reservations whose pod this replica has seen do not
+     * count). A retried request that got its own reservation back is not counted twice.
      */
-    Optional<Decision> overCap(AdmissionRequest req, Allocator.Outcome o, Classification c, List<String> warnings) {
+    Optional<Decision> overCap(AdmissionRequest req, Allocator.Outcome o, Classification c, List<String> warnings, long now) {
         if (!o.placed() || o.alreadyHeld() || o.reservation() == null) return Optional.empty();
         Allocator a = allocator();
-        int pendingNow = a.pendingIn(req.namespace());
-        if (pendingNow <= config.maxPendingPerNamespace()) return Optional.empty();
+        Optional<String> why = pendingCap.refusal(req.namespace(), a.pendingOf(req.namespace()), now);
+        if (why.isEmpty()) return Optional.empty();
         a.release(o.reservation().id());
-        return Optional.of(Decision.deny(c.workloadClass(), "namespace " + req.namespace() + " already has "
-                + (pendingNow - 1) + " GPU reservations waiting for their pods to appear, the most ACE allows per namespace ("
-                + config.maxPendingPerNamespace() + "); retry once those pods are running", warnings, "pending-cap"));
+        return Optional.of(Decision.deny(c.workloadClass(), why.get(), warnings, "pending-cap"));
     }
 
     /** Whom a reservation made by this admission request is for: the request, the pod's namespace and (generate)name. */

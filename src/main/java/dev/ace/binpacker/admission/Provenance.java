@@ -24,7 +24,8 @@ import java.util.regex.Pattern;
  * the pod claims:
  * <ul>
  * <li>a reservation is ACE's when the ledger holds it, unchanged, made at admission for this pod
- * (namespace, name or generateName), still pending and claimed by no other pod; and the pod is
+ * (namespace, name or generateName), still pending and claimed by no other pod (once a /validate call
+ * accepted it, only that pod, by UID, is its owner: a copy with the same generateName is not); and the pod is
  * pinned to its node and asks for exactly its GPUs. A copy of a running pod's annotation names a
  * reservation that is confirmed (or gone), so it is never ACE's for the copy;</li>
  * <li>a gate, a rewrite and a decision text hold no GPUs, so they are judged against what ACE
@@ -49,8 +50,19 @@ final class Provenance {
         boolean ownButBroken() { return own.isPresent() && foreign.containsKey(AceKeys.RESERVATION); }
     }
 
+    /** Bindings kept before old ones (of reservations the ledger no longer holds) are swept. */
+    static final int MAX_BINDINGS = 1024;
+
     private final Supplier<Allocator> allocator;
     private final ObjectMapper mapper;
+    /**
+     * Reservation id -> the pod (its UID, which the API server assigns before validating admission) whose /validate call
+     * accepted it. Until then every call of the one admission (the /mutate call, its reinvocation) sees a pod without a
+     * UID, and nobody else knows the random id; from then on the pod exists and can be copied, so the reservation is
+     * ACE's own for that pod alone (issue 17: a second pod of the same generateName carrying it is not, and its
+     * mismatch releases nothing).
+     */
+    private final Map<String, String> acceptedFor = new java.util.concurrent.ConcurrentHashMap<>();
 
     Provenance(Supplier<Allocator> allocator, ObjectMapper mapper) {
         this.allocator = allocator;
@@ -107,11 +119,33 @@ final class Provenance {
         return held.id().equals(claimed.id()) && held.node().equals(claimed.node()) && held.gpuMask() == claimed.gpuMask();
     }
 
-    private static boolean madeFor(Reservation h, AdmissionRequest r) {
+    /**
+     * The final object {@code r} carries ACE's own reservation {@code res} and is allowed: from now on it is that pod's
+     * alone. Called by /validate (not for a dry run, which reserves nothing).
+     */
+    void accepted(Reservation res, AdmissionRequest r) {
+        if (acceptedFor.size() >= MAX_BINDINGS) {
+            Allocator a = allocator.get();
+            acceptedFor.keySet().removeIf(id -> a.read(al -> al.ledger().get(id)).isEmpty());
+        }
+        acceptedFor.putIfAbsent(res.id(), identity(r));
+    }
+
+    /** The pod's UID, or its namespace/name when it has none (a review posted by hand). */
+    private static String identity(AdmissionRequest r) {
+        var m = r.pod().getMetadata();
+        if (m != null && m.getUid() != null && !m.getUid().isEmpty()) return "uid:" + m.getUid();
+        String name = !r.name().isEmpty() ? r.name() : m == null || m.getName() == null ? "" : m.getName();
+        return "name:" + r.namespace() + "/" + name;
+    }
+
+    private boolean madeFor(Reservation h, AdmissionRequest r) {
         Reservation.Owner o = h.owner();
         if (!h.pending() || o.requestUid() == null || !r.namespace().equals(o.namespace()) || o.podName() == null) return false;
         String podUid = r.pod().getMetadata() == null ? null : r.pod().getMetadata().getUid();
         if (o.podUid() != null && !o.podUid().equals(podUid)) return false;
+        String acceptedBy = acceptedFor.get(h.id());
+        if (acceptedBy != null && !acceptedBy.equals(identity(r))) return false;
         String name = r.name().isEmpty() && r.pod().getMetadata() != null && r.pod().getMetadata().getName() != null
                 ? r.pod().getMetadata().getName() : r.name();
         String generate = r.pod().getMetadata() == null ? null : r.pod().getMetadata().getGenerateName();

@@ -30,11 +30,11 @@ final class Shapes {
     }
 
     /**
-     * A 1-GPU pod that a Job owns (whatever its class label says) whose placement would split a clean domain: call
-     * under the allocator lock with the request the pod would be placed with.
+     * A 1-GPU pod that is not an identified server (a Job's pod whatever its class label says, an unclassified pod)
+     * whose placement would split a clean domain: call under the allocator lock with the request it would be placed with.
      */
     static Optional<Decision> loneBatchGpu(Allocator al, PlacementRequest pr, Classification c, List<String> warnings, long now) {
-        if (c.gpus() != 1 || !c.batchOwned()) return Optional.empty();
+        if (c.gpus() != 1 || c.identifiedServer()) return Optional.empty();
         Allocator.Outcome trial = al.place(pr, true, now);
         if (!(trial.result() instanceof PlacementResult.Placed p)) return Optional.empty();
         int idx = al.state().indexOf(p.node());
@@ -46,9 +46,12 @@ final class Shapes {
         if (domain < 2 || PoolStats.freeCliques(n, free, domain) == PoolStats.freeCliques(n, free & ~p.gpuMask(), domain)) {
             return Optional.empty();
         }
-        return Optional.of(Decision.deny(c.workloadClass(), "1 GPU of a Job's pod would split a clean " + domain
-                + "-GPU NVLink domain on " + p.node() + "; single GPUs of batch jobs belong on pool slicing" + labelNote(c),
-                warnings, "fracturing"));
+        String who = c.batchOwned() ? "a Job's pod" : "an " + c.what() + " (no identified server)";
+        String fix = c.batchOwned() ? "; single GPUs of batch jobs belong on pool slicing"
+                : "; single GPUs of batch work belong on pool slicing: label it " + AceKeys.WORKLOAD_CLASS
+                        + "=batch to be moved there, or =inference if it is a server";
+        return Optional.of(Decision.deny(c.workloadClass(), "1 GPU of " + who + " would split a clean " + domain
+                + "-GPU NVLink domain on " + p.node() + fix + labelNote(c), warnings, "fracturing"));
     }
 
     /** "2, 4 or 8" for an 8-GPU domain. */

@@ -33,8 +33,15 @@ public final class WorkloadAdmission {
     private final Metrics metrics;
     private final ObjectMapper mapper;
     private final LongSupplier clock;
+    private final DecisionLog observed;
 
     public WorkloadAdmission(PodPolicy policy, NamespacePolicies namespaces, Metrics metrics, ObjectMapper mapper, LongSupplier clock) {
+        this(policy, namespaces, metrics, mapper, clock, DecisionLog.NONE);
+    }
+
+    public WorkloadAdmission(PodPolicy policy, NamespacePolicies namespaces, Metrics metrics, ObjectMapper mapper, LongSupplier clock,
+                             DecisionLog observed) {
+        this.observed = observed;
         this.policy = policy;
         this.namespaces = namespaces;
         this.metrics = metrics;
@@ -77,6 +84,13 @@ public final class WorkloadAdmission {
             return AdmissionResult.allowed("pod template not judged: " + e.getMessage());
         }
         Verdicts v = judge(r, pods);
+        if (mode == NamespaceMode.OBSERVE) {
+            List<String> would = new ArrayList<>(v.refusals());
+            would.addAll(v.capacity());
+            String text = would.isEmpty() ? "would allow: " + String.join("; ", v.warnings()) : "would deny: " + String.join("; ", would);
+            observed.observed(r.namespace(), r.kind() + "/" + r.name(), would.isEmpty() ? "allowed" : "denied", text);
+            return new AdmissionResult(true, 200, null, null, List.of(), Map.of("would", text), "observed");
+        }
         if (v.refusals().isEmpty()) {
             List<String> warnings = new ArrayList<>(v.warnings());
             if (!v.capacity().isEmpty() && mode != NamespaceMode.AUDIT) {
@@ -106,6 +120,7 @@ public final class WorkloadAdmission {
         Set<String> warnings = new LinkedHashSet<>();
         long now = clock.getAsLong();
         for (WorkloadPods.TemplatePod t : pods) {
+            if (t.group() != null) warnings.add(groupNote(t));
             String name = Objects.requireNonNullElse(t.pod().getMetadata().getName(), "");
             AdmissionRequest pod = new AdmissionRequest(r.uid() + "/" + t.role(), r.apiVersion(), "Pod", null, "CREATE",
                     r.namespace(), name, true, mapper.valueToTree(t.pod()), t.pod());
@@ -120,6 +135,17 @@ public final class WorkloadAdmission {
             warnings.addAll(d.warnings());
         }
         return new Verdicts(List.copyOf(refusals), List.copyOf(capacity), List.copyOf(warnings));
+    }
+
+    /**
+     * How the controller groups the pods of a template, said plainly: "worker: 2 groups of 2 pods
+     * (spec.leaderWorkerTemplate.size); ACE places each group whole" (its ranks are gated at pod creation and
+     * the leader releases a group only when every rank fits).
+     */
+    static String groupNote(WorkloadPods.TemplatePod t) {
+        WorkloadPods.Group g = t.group();
+        return t.role() + ": " + g.groups() + (g.groups() == 1 ? " group" : " groups") + " of " + g.size() + " pods (" + g.from()
+                + "); ACE places each group whole";
     }
 
     private static String group(JsonNode o) {

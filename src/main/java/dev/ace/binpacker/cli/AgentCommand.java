@@ -96,7 +96,7 @@ final class AgentCommand implements Command {
                 if (report != null) {
                     ok &= round(() -> {
                         NodeReportAgent.Result r = report.runOnce();
-                        out.println("agent: " + r.name().toLowerCase() + " " + AceKeys.GPU_ALLOCATION + " on " + o.node()
+                        out.println("agent: GpuNodeReport of " + o.node() + " " + r.name().toLowerCase()
                                 + (o.once() ? ": " + report.published().map(NodeReportJson::write).orElse("") : ""));
                     }, err);
                 }

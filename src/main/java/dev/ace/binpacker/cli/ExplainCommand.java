@@ -81,7 +81,12 @@ final class ExplainCommand implements Command {
         int exit = 0;
         int seq = 0;
         for (Item item : items) {
-            if (item.what() == null) {
+            if (item.unreadable() != null) {
+                out.println();
+                out.println("--- document " + item.index() + ": not explained: " + item.unreadable());
+                err.println("explain: " + file + ": document " + item.index() + " " + item.unreadable() + "; the others are explained");
+                exit = CliException.INPUT;
+            } else if (item.what() == null) {
                 err.println("explain: " + file + ": document " + item.index() + " is not a Kubernetes object (no kind)");
                 exit = CliException.INPUT;
             } else if (item.problem() != null) {
@@ -105,8 +110,13 @@ final class ExplainCommand implements Command {
      * @param what    null when the document is not a Kubernetes object
      * @param skipped a kind without pod template (Service, ConfigMap...), not an error
      */
-    private record Item(int index, String what, List<WorkloadPods.TemplatePod> pods, String problem, boolean skipped) {
+    private record Item(int index, String what, List<WorkloadPods.TemplatePod> pods, String problem, boolean skipped, String unreadable) {
+        Item(int index, String what, List<WorkloadPods.TemplatePod> pods, String problem, boolean skipped) {
+            this(index, what, pods, problem, skipped, null);
+        }
+
         static Item of(Inputs.Document d, ObjectMapper json) {
+            if (d.problem() != null) return new Item(d.index(), null, List.of(), null, false, d.problem());
             JsonNode o = d.node();
             String kind = o.path("kind").asText("");
             if (!o.isObject() || kind.isEmpty()) return new Item(d.index(), null, List.of(), null, false);

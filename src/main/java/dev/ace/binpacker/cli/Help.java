@@ -89,12 +89,32 @@ final class Help {
                       --optimal NODES [--time-limit 60]    CP-SAT bound on a sub-cluster
 
                     exit: 0 done, 1 unreadable trace, 2 usage error""", SimulateCommand::new),
-            new Entry("agent", "node agent: write `nvidia-smi topo -m` to the node's ace.dev/topology",
-                    "usage: agent [--node NAME] [--command \"nvidia-smi topo -m\"] [--interval 10m] [--once]", """
-                    Runs on each GPU node (DaemonSet deploy/agent): runs the command, and writes its output
-                    to the annotation ace.dev/topology of its own Node (NODE_NAME by default), again every
-                    interval. ACE then uses the measured link matrix instead of the board catalog.
+            new Entry("agent", "node agent: the node's link matrix, the GPUs each pod holds, the Topology Manager policy",
+                    AgentCommand.USAGE, """
+                    Runs on each GPU node (DaemonSet deploy/agent, or the Helm chart's agent.enabled) and writes
+                    onto its own Node (NODE_NAME by default):
+                      ace.dev/topology                  `nvidia-smi topo -m`, every --interval; ACE then uses the
+                                                        measured link matrix instead of the board catalog
+                      ace.dev/gpu-allocation            which GPUs each pod really holds (the kubelet's PodResources
+                                                        API), checked every --report-interval, written on change
+                      ace.dev/topology-manager-policy   label: the kubelet's Topology Manager policy
 
+                    options:
+                      --node NAME                     the Node to write (default: $NODE_NAME)
+                      --once                          one round, then exit (prints the report)
+                      --nvidia-smi PATH               nvidia-smi to run (default: nvidia-smi on PATH)
+                      --command "CMD"                 the topology command instead (run by sh -c; default: nvidia-smi topo -m)
+                      --pod-resources-socket PATH     the kubelet's socket (default /var/lib/kubelet/pod-resources/kubelet.sock)
+                      --no-pod-resources              write ace.dev/topology only (no ace.dev/gpu-allocation)
+                      --kubelet-config PATH           KubeletConfiguration to read the policy from (default
+                                                      /var/lib/kubelet/config.yaml, kubeadm's; GKE and EKS: docs/install.md)
+                      --topology-manager-policy P     none, best-effort, restricted or single-numa-node, instead of
+                                                      reading --kubelet-config
+                      --interval 10m                  how often nvidia-smi topo -m runs
+                      --report-interval 10s           how often the kubelet is asked which GPUs pods hold
+                      --command-timeout 30s           limit of one command or kubelet call
+
+                    durations: 90s, 10m, 1h or plain seconds
                     exit: 0 written (--once), 1 the command or the API call failed, 2 usage error""", AgentCommand::new));
 
     private Help() {}

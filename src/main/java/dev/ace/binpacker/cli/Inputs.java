@@ -9,6 +9,11 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -23,11 +28,49 @@ final class Inputs {
 
     private Inputs() {}
 
-    /** One YAML or JSON document of a file, with its position (1-based) for messages. */
-    record Document(int index, JsonNode node) {}
+    /**
+     * One YAML or JSON document of a file, with its position (1-based) for messages.
+     *
+     * @param problem why the document could not be read (its node is then null), else null
+     */
+    record Document(int index, JsonNode node, String problem) {
+        Document(int index, JsonNode node) { this(index, node, null); }
+    }
 
-    /** The bytes of {@code file}; {@code -} is standard input. */
+    /**
+     * The bytes of {@code file}; {@code -} is standard input. Every command reads text (YAML, JSON,
+     * {@code nvidia-smi} output): anything else is refused here, naming the file and the first bad byte,
+     * before a parser reports it as an encoding exception.
+     */
     static byte[] read(String file, InputStream stdin) throws CliException {
+        byte[] bytes = readBytes(file, stdin);
+        requireText(bytes, file.equals("-") ? "standard input" : file);
+        return bytes;
+    }
+
+    /** {@link #read} as a string. */
+    static String text(String file, InputStream stdin) throws CliException {
+        return new String(read(file, stdin), StandardCharsets.UTF_8);
+    }
+
+    /** UTF-8 text without NUL bytes, or a {@link CliException} that says where it stops being text. */
+    static void requireText(byte[] bytes, String what) throws CliException {
+        if (bytes.length >= 2 && ((bytes[0] == (byte) 0xff && bytes[1] == (byte) 0xfe) || (bytes[0] == (byte) 0xfe && bytes[1] == (byte) 0xff))) {
+            throw CliException.input(what + ": UTF-16 text; save it as UTF-8");
+        }
+        int nul = -1;
+        for (int i = 0; i < bytes.length && nul < 0; i++) if (bytes[i] == 0) nul = i;
+        CharsetDecoder utf8 = StandardCharsets.UTF_8.newDecoder()
+                .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT);
+        ByteBuffer in = ByteBuffer.wrap(bytes, 0, nul < 0 ? bytes.length : nul);
+        if (utf8.decode(in, CharBuffer.allocate(bytes.length + 1), true).isError()) {
+            throw CliException.input(what + ": not a text file (byte 0x%02x at offset %d is not UTF-8; a binary file?)"
+                    .formatted(bytes[in.position()] & 0xff, in.position()));
+        }
+        if (nul >= 0) throw CliException.input(what + ": not a text file (a NUL byte at offset " + nul + "; a binary file?)");
+    }
+
+    private static byte[] readBytes(String file, InputStream stdin) throws CliException {
         try {
             if (file.equals("-")) return stdin.readAllBytes();
             Path p = Path.of(file);
@@ -47,8 +90,47 @@ final class Inputs {
      * in place; empty documents are dropped. Syntax errors name the line and column.
      */
     static List<Document> documents(byte[] bytes, String file) throws CliException {
+        try {
+            return parse(bytes, file, 0);
+        } catch (CliException whole) {
+            // One bad document must not hide the others: read them one by one, each error kept with its document.
+            List<byte[]> parts = split(bytes);
+            if (parts.size() < 2) throw whole;
+            List<Document> out = new ArrayList<>();
+            int index = 0;
+            for (byte[] part : parts) {
+                index++;
+                try {
+                    for (Document d : parse(part, file, index - 1)) out.add(d);
+                } catch (CliException e) {
+                    out.add(new Document(index, null, e.getMessage().replace(file + ": ", "")));
+                }
+            }
+            return out;
+        }
+    }
+
+    /** The documents of a YAML stream, split at its {@code ---} lines. */
+    static List<byte[]> split(byte[] bytes) {
+        List<byte[]> out = new ArrayList<>();
+        StringBuilder cur = new StringBuilder();
+        for (String line : new String(bytes, java.nio.charset.StandardCharsets.UTF_8).split("\n", -1)) {
+            if (line.equals("---") || line.startsWith("--- ") || line.equals("---\r")) {
+                out.add(cur.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                cur.setLength(0);
+                continue;
+            }
+            cur.append(line).append('\n');
+        }
+        out.add(cur.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        // A stream that starts with "---" has an empty first part: it is not a document.
+        if (!out.isEmpty() && new String(out.get(0), java.nio.charset.StandardCharsets.UTF_8).isBlank()) out.remove(0);
+        return out;
+    }
+
+    private static List<Document> parse(byte[] bytes, String file, int offset) throws CliException {
         List<Document> out = new ArrayList<>();
-        int index = 0;
+        int index = offset;
         try (YAMLParser parser = YAML.createParser(bytes); MappingIterator<JsonNode> it = MAPPER.readValues(parser, JsonNode.class)) {
             while (it.hasNextValue()) {
                 JsonNode doc = it.nextValue();

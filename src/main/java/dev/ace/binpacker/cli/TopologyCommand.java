@@ -8,8 +8,6 @@ import dev.ace.binpacker.topology.TopologyParser;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
@@ -54,10 +52,10 @@ final class TopologyCommand implements Command {
         }
         String text;
         try {
-            text = file.equals("-") ? new String(stdin.readAllBytes(), StandardCharsets.UTF_8) : Files.readString(Path.of(file));
-        } catch (IOException e) {
-            err.println("topology: cannot read " + file + ": " + e.getMessage());
-            return 1;
+            text = Inputs.text(file, stdin);
+        } catch (CliException e) {
+            err.println("topology: " + e.getMessage());
+            return e.exitCode();
         }
         String name = file.equals("-") ? "stdin" : Path.of(file).getFileName().toString();
         GpuBoard board;

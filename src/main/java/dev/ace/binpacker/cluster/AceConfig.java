@@ -31,6 +31,8 @@ public interface AceConfig {
 
     Reservations reservations();
 
+    Admission admission();
+
     Controller controller();
 
     Tls tls();
@@ -42,12 +44,28 @@ public interface AceConfig {
         /** Namespace -> policy mode (enforce, warn, audit, exempt), standing in for the {@code ace.dev/policy} namespace label. */
         Map<String, String> namespacePolicies();
 
-        /** Mode of namespaces not listed in {@code namespace-policies}. */
-        @WithDefault("enforce")
-        String defaultPolicy();
+        /**
+         * Mode of namespaces not listed in {@code namespace-policies}, standalone only; when unset,
+         * {@code ace.policy.default-mode} (the same default in both modes).
+         */
+        Optional<String> defaultPolicy();
     }
 
     interface Policy {
+        /**
+         * Mode of namespaces without the {@code ace.dev/policy} label: enforce (default), warn, audit, observe or exempt.
+         * Roll ACE out with {@code observe}, then {@code warn}, then {@code enforce} (docs/rollout.md).
+         */
+        @WithDefault("enforce")
+        String defaultMode();
+
+        /**
+         * Every namespace observes, whatever its label says (exempt ones stay exempt): ACE changes no pod and records
+         * every decision it would take.
+         */
+        @WithDefault("false")
+        boolean observeOnly();
+
         /** Taint key of slicing-pool nodes; quarantined pods get a NoSchedule toleration for it. */
         @WithDefault("ace.dev/pool")
         String slicingTaintKey();
@@ -74,12 +92,48 @@ public interface AceConfig {
          */
         @WithDefault("32")
         int maxPendingPerNamespace();
+
+        /**
+         * How long a reservation's pod may take to appear before the reservation counts against
+         * {@code max-pending-per-namespace}. A reservation whose pod any replica's informer has seen never counts.
+         */
+        @WithDefault("5s")
+        Duration pendingGrace();
+
+        /**
+         * Reservations of one namespace made within {@code pending-grace} whose pods have not appeared yet; past it a new
+         * one is denied. Bounds what a flood faster than the grace can hold; a burst of pods that are being created stays
+         * far below it (their pods appear within milliseconds).
+         */
+        @WithDefault("64")
+        int maxArrivingPerNamespace();
     }
 
     interface Reservations {
-        /** An untied reservation whose pod has not appeared after this long is released (the pod was denied elsewhere); the leader measures it with its own clock. */
-        @WithDefault("5m")
+        /**
+         * An untied reservation whose pod has not appeared after this long is released (the pod was denied elsewhere, or
+         * nobody meant to create it: an AdmissionReview posted straight to the webhook); the leader measures it with its
+         * own clock. A pod appears milliseconds after its admission, so seconds are enough (issue 17: 5 minutes let three
+         * unauthenticated reviews hold 24 GPUs); raise it only if webhooks called after ACE take longer.
+         */
+        @WithDefault("15s")
         Duration pendingTtl();
+    }
+
+    /** What one review may cost the webhook (issue 17, docs/webhook.md "Threat model"). */
+    interface Admission {
+        /**
+         * Longest a review is worked on, from the moment its body is read, before it is answered anyway: a pod with whole
+         * GPUs is then denied in enforce (admitted with a warning in warn/audit). Shorter than the webhooks'
+         * {@code timeoutSeconds} (5 s in webhook-config/), so the API server always gets ACE's answer, never its
+         * failurePolicy.
+         */
+        @WithDefault("3s")
+        Duration timeBudget();
+
+        /** Reviews decided at once; more wait for a slot (within their time budget) instead of all slowing down together. */
+        @WithDefault("16")
+        int maxInFlight();
     }
 
     /** The leader-elected controller that releases gated pods and keeps the ledger (docs/webhook.md, "What ACE counts"). */
@@ -111,6 +165,14 @@ public interface AceConfig {
         /** An entry tied to a pod this replica has not seen, or one its pod does not carry, is released after this long. */
         @WithDefault("30s")
         Duration absentGrace();
+
+        /**
+         * The leader ties a reservation to its pod's UID in the ledger once the reservation is this old: a burst's
+         * admissions are writing the same node objects meanwhile, and nothing waits for the tie (the pending cap of
+         * every replica counts the pods its own informer has seen).
+         */
+        @WithDefault("2s")
+        Duration tieDelay();
 
         /** A pinned pod that cannot bind because its node is over-committed is repaired after this long. */
         @WithDefault("10s")

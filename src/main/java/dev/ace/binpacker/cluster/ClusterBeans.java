@@ -2,7 +2,9 @@ package dev.ace.binpacker.cluster;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ace.binpacker.admission.AdmissionEngine;
+import dev.ace.binpacker.admission.NamespaceMode;
 import dev.ace.binpacker.admission.NamespacePolicies;
+import dev.ace.binpacker.admission.PendingCap;
 import dev.ace.binpacker.admission.PendingDemand;
 import dev.ace.binpacker.admission.PodPolicy;
 import dev.ace.binpacker.admission.PolicyConfig;
@@ -59,8 +61,18 @@ public class ClusterBeans {
     @Produces
     @Singleton
     NamespacePolicies namespaces(AceConfig config, ClusterMode mode, NamespaceWatch watch) {
-        NamespacePolicies configured = new ConfiguredNamespacePolicies(config.standalone().namespacePolicies(), config.standalone().defaultPolicy());
-        return mode == ClusterMode.IN_CLUSTER ? watch : configured;
+        NamespaceMode unlabelled = NamespaceMode.parse(config.policy().defaultMode(), "ace.policy.default-mode");
+        NamespacePolicies chosen;
+        if (mode == ClusterMode.IN_CLUSTER) {
+            watch.defaultMode(unlabelled);
+            chosen = watch;
+        } else {
+            // The older standalone property still names the standalone default when set; else the one default for both modes.
+            String standalone = config.standalone().defaultPolicy().orElse(unlabelled.label());
+            chosen = new ConfiguredNamespacePolicies(config.standalone().namespacePolicies(),
+                    NamespaceMode.parse(standalone, "ace.standalone.default-policy").label());
+        }
+        return config.policy().observeOnly() ? NamespacePolicies.observeOnly(chosen) : chosen;
     }
 
     @Produces
@@ -69,19 +81,22 @@ public class ClusterBeans {
         AceConfig.Policy p = config.policy();
         PolicyConfig pc = new PolicyConfig(p.slicingTaintKey(), mebibytes(p.embeddingMemory()), mebibytes(p.interactiveMemory()),
                 p.batchWholeGpu(), p.reserveFree8Cliques(), p.maxPendingPerNamespace());
-        return new PodPolicy(fleet::allocator, pc, pending, codec.mapper(), mode == ClusterMode.STANDALONE);
+        // Standalone has no Pod informer: no pod is ever seen, so every unseen reservation counts from its first millisecond.
+        PendingCap cap = mode == ClusterMode.STANDALONE ? PendingCap.strict(p.maxPendingPerNamespace())
+                : new PendingCap(p.maxPendingPerNamespace(), p.maxArrivingPerNamespace(), p.pendingGrace().toMillis(), fleet::sightings);
+        return new PodPolicy(fleet::allocator, pc, pending, codec.mapper(), mode == ClusterMode.STANDALONE, cap);
     }
 
     @Produces
     @Singleton
-    AdmissionEngine engine(PodPolicy policy, NamespacePolicies namespaces, Metrics metrics, ReviewCodec codec) {
-        return new AdmissionEngine(policy, namespaces, metrics, codec.mapper(), System::currentTimeMillis);
+    AdmissionEngine engine(PodPolicy policy, NamespacePolicies namespaces, Metrics metrics, ReviewCodec codec, ObservedDecisions observed) {
+        return new AdmissionEngine(policy, namespaces, metrics, codec.mapper(), System::currentTimeMillis, observed);
     }
 
     @Produces
     @Singleton
-    WorkloadAdmission workloads(PodPolicy policy, NamespacePolicies namespaces, Metrics metrics, ReviewCodec codec) {
-        return new WorkloadAdmission(policy, namespaces, metrics, codec.mapper(), System::currentTimeMillis);
+    WorkloadAdmission workloads(PodPolicy policy, NamespacePolicies namespaces, Metrics metrics, ReviewCodec codec, ObservedDecisions observed) {
+        return new WorkloadAdmission(policy, namespaces, metrics, codec.mapper(), System::currentTimeMillis, observed);
     }
 
     static long mebibytes(String quantity) {

@@ -48,6 +48,8 @@ public class ClusterBootstrap {
     Readiness readiness;
     @Inject
     ReviewCodec codec;
+    @Inject
+    ObservedDecisions observed;
 
     private InCluster cluster;
 
@@ -58,11 +60,12 @@ public class ClusterBootstrap {
             LOG.infof("inventory: %d nodes from %s", nodes.size(), config.standalone().nodes().orElse("the embedded demo inventory"));
             return;
         }
-        KubernetesClient client = clients.get();
+        KubernetesClient client = ApiClient.of(clients.get().getConfiguration());
         KubernetesVersionCheck.verify(client, config.olderKubernetes());
         cluster = new InCluster(client, fleet, namespaces, pending, metrics, readiness, codec.mapper(),
                 InCluster.Settings.of(config), InCluster.identity());
         cluster.start();
+        observed.events(new Fabric8PodApi(client));
     }
 
     void onStop(@Observes ShutdownEvent e) {

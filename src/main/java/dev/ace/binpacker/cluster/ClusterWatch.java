@@ -17,8 +17,8 @@ import java.util.stream.Collectors;
 import org.jboss.logging.Logger;
 
 /**
- * The fabric8 edge of {@link LocalView}: Namespace, Node, GpuLedger and Pod informers, started in
- * dependency order (nodes before the ledger entries and pods that hold their GPUs). fabric8 runs
+ * The fabric8 edge of {@link LocalView}: Namespace, Node, GpuNodeReport, GpuLedger and Pod informers, started
+ * in dependency order (nodes and their reports before the ledger entries and pods that hold their GPUs). fabric8 runs
  * handlers asynchronously after {@code inform()} returns, so each informer's initial list is
  * processed here, from its store, before its readiness component goes up (the handlers are
  * idempotent: the same events arriving later change nothing). A start that fails, or an informer
@@ -29,12 +29,14 @@ public final class ClusterWatch implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(ClusterWatch.class);
     public static final String NAMESPACES = "namespaces";
     public static final String NODES = "nodes";
+    public static final String REPORTS = "reports";
     public static final String LEDGER = "ledger";
     public static final String PODS = "pods";
-    public static final List<String> COMPONENTS = List.of(NAMESPACES, NODES, LEDGER, PODS);
+    public static final List<String> COMPONENTS = List.of(NAMESPACES, NODES, REPORTS, LEDGER, PODS);
 
     private final KubernetesClient client;
     private final CrdLedgerStore ledger;
+    private final NodeReportStore reports;
     private final LocalView view;
     private final NamespaceWatch namespaces;
     private final Readiness readiness;
@@ -47,6 +49,7 @@ public final class ClusterWatch implements AutoCloseable {
                         Readiness readiness, Backoff backoff) {
         this.client = client;
         this.ledger = ledger;
+        this.reports = new NodeReportStore(client);
         this.view = view;
         this.namespaces = namespaces;
         this.readiness = readiness;
@@ -95,6 +98,13 @@ public final class ClusterWatch implements AutoCloseable {
         List<Node> nodeList = nodes.getStore().list();
         nodeList.forEach(view::nodeChanged);
         readiness.ready(NODES, true);
+        SharedIndexInformer<GenericKubernetesResource> reportObjects = add(reports.objects().inform(handler(
+                r -> report(r, NodeReportStore.specText(r)), r -> report(r, null))), stopped);
+        List<GenericKubernetesResource> reportList = reportObjects.getStore().list();
+        reportList.forEach(r -> report(r, NodeReportStore.specText(r)));
+        Set<String> reported = reportList.stream().map(NodeReportStore::node).filter(java.util.Objects::nonNull).collect(Collectors.toSet());
+        view.reportNodes().stream().filter(n -> !reported.contains(n)).forEach(n -> view.reportChanged(n, null));
+        readiness.ready(REPORTS, true);
         SharedIndexInformer<GenericKubernetesResource> docs = add(ledger.objects().inform(handler(
                 r -> view.ledgerChanged(ledger.codec().read(r)), r -> view.ledgerGone(r.getMetadata().getName()))), stopped);
         List<LedgerDoc> docList = docs.getStore().list().stream().map(ledger.codec()::read).toList();
@@ -109,6 +119,16 @@ public final class ClusterWatch implements AutoCloseable {
                 podList.stream().map(p -> p.getMetadata().getUid()).collect(Collectors.toSet()));
         view.nodeNames().forEach(view::refresh);
         readiness.ready(PODS, true);
+    }
+
+    /** A GpuNodeReport event; an object whose spec names another node than the object is ignored (and logged). */
+    private void report(GenericKubernetesResource r, String text) {
+        String node = NodeReportStore.node(r);
+        if (node == null) {
+            LOG.warnf("GpuNodeReport %s does not name itself in spec.node; ignored", r.getMetadata().getName());
+            return;
+        }
+        view.reportChanged(node, text);
     }
 
     private static Set<String> names(List<Node> nodes) {

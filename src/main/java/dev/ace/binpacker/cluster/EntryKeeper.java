@@ -2,6 +2,7 @@ package dev.ace.binpacker.cluster;
 
 import dev.ace.binpacker.observability.Metrics;
 import dev.ace.binpacker.placement.Reservation;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -52,29 +53,41 @@ final class EntryKeeper {
         entries.forEach(e -> live.add(e.id()));
         untiedSince.keySet().retainAll(live);
         unclaimedSince.keySet().retainAll(live);
+        Map<String, List<SharedLedger.Tie>> ties = new HashMap<>();
         for (Reservation e : entries) {
             if (!leading.getAsBoolean()) return;
             if (inFlight.contains(e.id())) continue; // still being committed by this replica: judged once the store shows it
             try {
-                if (e.owner().podUid() == null) untied(e, now);
+                if (e.owner().podUid() == null) untied(e, now, ties);
                 else tied(e, now);
             } catch (RuntimeException ex) { // one entry's failed write must not stop the others: it is judged again next pass
                 LOG.warnf("could not settle entry %s on %s: %s", e.id(), e.node(), ex.getMessage());
             }
         }
+        for (var node : ties.entrySet()) {
+            if (!leading.getAsBoolean()) return;
+            try {
+                for (String id : ledger.tieAll(node.getKey(), node.getValue())) {
+                    untiedSince.remove(id);
+                    LOG.debugf("tied %s on %s to its pod", id, node.getKey());
+                }
+            } catch (RuntimeException ex) { // tied again next pass
+                LOG.warnf("could not tie %d entries on %s: %s", node.getValue().size(), node.getKey(), ex.getMessage());
+            }
+        }
     }
 
-    private void untied(Reservation e, long now) {
+    /** An untied entry: tied (in one write per node, once it is old enough) when its pod is seen, expired when it never came. */
+    private void untied(Reservation e, long now, Map<String, List<SharedLedger.Tie>> ties) {
         Optional<PodFacts> pod = view.pods().carrying(e.id()).stream()
                 .filter(p -> !p.terminal() && p.ownedBy(e.owner())).findFirst();
+        long since = untiedSince.computeIfAbsent(e.id(), k -> now);
         if (pod.isPresent()) {
-            untiedSince.remove(e.id());
-            if (ledger.tie(e, pod.get().uid(), pod.get().name())) {
-                LOG.debugf("tied %s on %s to pod %s (%s)", e.id(), e.node(), pod.get().key(), pod.get().uid());
+            if (now - since >= config.tieDelayMillis()) {
+                ties.computeIfAbsent(e.node(), k -> new ArrayList<>()).add(new SharedLedger.Tie(e, pod.get().uid(), pod.get().name()));
             }
             return;
         }
-        long since = untiedSince.computeIfAbsent(e.id(), k -> now);
         if (now - since > config.pendingTtlMillis()) {
             release(e, "its pod never appeared within " + config.pendingTtlMillis() / 1000 + " s");
             metrics.reservationExpired();
@@ -92,6 +105,8 @@ final class EntryKeeper {
             why = "its pod finished";
         } else if (pod.isPresent() && pod.get().bound() && !pod.get().nodeName().equals(e.node())) {
             why = "its pod is bound to " + pod.get().nodeName();
+        } else if (view.groups().isGatedRank(uid) && view.pending().contains(uid)) {
+            unclaimedSince.remove(e.id()); // held for a gated group rank: the group keeper completes it or frees it on its timeout
         } else if (pod.isEmpty() || !e.id().equals(pod.get().reservationId())) {
             // Not seen, or not carrying it: maybe the cache lags (or a gate release is in flight). After the
             // grace period the pod itself is read before anything is released.

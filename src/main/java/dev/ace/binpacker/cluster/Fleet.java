@@ -1,5 +1,6 @@
 package dev.ace.binpacker.cluster;
 
+import dev.ace.binpacker.admission.PendingCap;
 import dev.ace.binpacker.observability.Readiness;
 import dev.ace.binpacker.placement.Allocator;
 import dev.ace.binpacker.placement.ClusterState;
@@ -18,6 +19,7 @@ public final class Fleet {
     private final Readiness readiness;
     private volatile Allocator allocator;
     private volatile ReservationStore store = ReservationStore.IN_MEMORY;
+    private volatile PendingCap.Sightings sightings = PendingCap.Sightings.NONE;
 
     public Fleet(Readiness readiness) {
         this.readiness = readiness;
@@ -26,6 +28,11 @@ public final class Fleet {
     }
 
     public Allocator allocator() { return allocator; }
+
+    /** Which reservations' pods this replica has seen (in-cluster: the Pod informer); the pending cap skips them. */
+    public void useSightings(PendingCap.Sightings s) { this.sightings = s; }
+
+    public PendingCap.Sightings sightings() { return sightings; }
 
     /** Where reservations are shared between replicas from the next {@link #load} on (in-cluster: the GpuLedger objects). */
     public void useStore(ReservationStore store) { this.store = store; }

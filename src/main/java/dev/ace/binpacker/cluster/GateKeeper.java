@@ -40,6 +40,7 @@ final class GateKeeper {
         PendingDemand queue = view.pending();
         for (PendingDemand.Waiting w : queue.waiting()) {
             if (!leading.getAsBoolean()) return;
+            if (view.groups().isGatedRank(w.id())) continue; // a rank of a group is released with its whole group (GroupKeeper)
             Optional<PodFacts> f = view.pods().get(w.id());
             if (f.isEmpty() || !f.get().gated() || f.get().terminal()) {
                 queue.remove(w.id());
@@ -48,7 +49,7 @@ final class GateKeeper {
             PodFacts p = f.get();
             PlacementRequest t = w.request();
             PlacementRequest req = new PlacementRequest(Reservation.newId(), t.workloadClass(), t.gpus(), t.milliPerGpu(), t.tp(),
-                    t.pools(), t.constraints(), t.cpuMilli(), t.gpuModel(), new Reservation.Owner(null, p.namespace(), p.name(), p.uid()));
+                    t.pools(), t.constraints(), t.cpuMilli(), t.gpuModel(), new Reservation.Owner(null, p.namespace(), p.name(), p.uid()), t.needs());
             Allocator.Outcome o;
             try {
                 // A trial first: a waiting pod tried on every pass must not count again in the demand mix.

@@ -31,7 +31,7 @@ public final class InCluster implements AutoCloseable {
             AceConfig.Controller k = c.controller();
             return new Settings(k.namespace(), k.leaseName(), new LeaseLeadership.Timing(k.leaseDuration(), k.renewDeadline(), k.retryPeriod()),
                     k.interval(), new ReconcilerConfig(c.reservations().pendingTtl().toMillis(), k.absentGrace().toMillis(),
-                    k.stuckGrace().toMillis(), k.emptyReportGrace().toMillis()));
+                    k.stuckGrace().toMillis(), k.emptyReportGrace().toMillis(), k.tieDelay().toMillis()));
         }
     }
 
@@ -41,6 +41,8 @@ public final class InCluster implements AutoCloseable {
                 new NodeReports(s.reconcile().emptyReportGraceMillis(), () -> System.nanoTime() / 1_000_000));
         CrdLedgerStore crd = new CrdLedgerStore(client, json);
         SharedLedger shared = new SharedLedger(crd, view::capacity, metrics::ledgerConflict);
+        view.onLedger(shared::seen, shared::gone);
+        fleet.useSightings(view::podSeen);
         fleet.useStore(shared);
         fleet.load(List.of());
         reconciler = new Reconciler(view, shared, new Fabric8PodApi(client), metrics, json, s.reconcile(),

@@ -61,7 +61,8 @@ public final class LeaseLeadership implements Leadership, AutoCloseable {
         if (closed) return;
         try {
             LeaderElectionConfig config = new LeaderElectionConfig(new LeaseLock(namespace, name, identity), timing.lease(),
-                    timing.renewDeadline(), timing.retry(), new LeaderCallbacks(this::started, this::stopped, leader -> { }), true, name);
+                    timing.renewDeadline(), timing.retry(), new LeaderCallbacks(this::started, this::stopped, leader -> { }),
+                    false, name); // released by close(), not by fabric8: its failed release during an outage logs ERROR with a stack
             campaign = client.leaderElector().withConfig(config).build().start();
             campaign.whenComplete((v, t) -> {
                 stopped();
@@ -90,9 +91,31 @@ public final class LeaseLeadership implements Leadership, AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        boolean wasLeading = leading.getAndSet(false);
         CompletableFuture<?> c = campaign;
         if (c != null) c.cancel(true);
-        leading.set(false);
         retry.shutdownNow();
+        if (wasLeading) release();
+    }
+
+    /**
+     * Hands the Lease back on shutdown so another replica leads within a second, not after the lease duration
+     * (client-go's ReleaseOnCancel: no holder, a one-second lease). When the API server does not answer (an
+     * outage, the usual reason a leader stops) the Lease simply expires: expected, so a warning, not an error.
+     */
+    private void release() {
+        try {
+            client.leases().inNamespace(namespace).withName(name).edit(l -> {
+                if (l.getSpec() == null || !identity.equals(l.getSpec().getHolderIdentity())) return l;
+                l.getSpec().setHolderIdentity("");
+                l.getSpec().setLeaseDurationSeconds(1);
+                l.getSpec().setRenewTime(java.time.ZonedDateTime.now(java.time.ZoneOffset.UTC));
+                return l;
+            });
+            LOG.infof("%s released Lease %s/%s", identity, namespace, name);
+        } catch (RuntimeException e) {
+            LOG.warnf("%s could not release Lease %s/%s (%s); it expires after %d s", identity, namespace, name, e.getMessage(),
+                    timing.lease().toSeconds());
+        }
     }
 }

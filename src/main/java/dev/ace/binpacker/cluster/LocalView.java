@@ -6,6 +6,7 @@ import dev.ace.binpacker.admission.PendingDemand;
 import dev.ace.binpacker.observability.Metrics;
 import dev.ace.binpacker.placement.Allocator;
 import dev.ace.binpacker.placement.PlacementRequest;
+import dev.ace.binpacker.placement.Reservation;
 import dev.ace.binpacker.truth.NodeReport;
 import dev.ace.binpacker.workload.AceKeys;
 import dev.ace.binpacker.workload.InvalidPodException;
@@ -19,6 +20,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.jboss.logging.Logger;
 
@@ -46,7 +48,15 @@ public final class LocalView {
     private final Set<String> copiesSeen = Collections.newSetFromMap(new ConcurrentHashMap<>());
     private final Set<String> ledgers = ConcurrentHashMap.newKeySet();
     private final Set<String> touched = ConcurrentHashMap.newKeySet();
+    private final GroupBook groups = new GroupBook(dev.ace.binpacker.workload.group.GroupResolver.DEFAULT_MAX_SIZE);
+    /** Report text per node from its GpuNodeReport object; it wins over the Node annotation older agents wrote. */
+    private final Map<String, String> reportObjects = new ConcurrentHashMap<>();
+    /** The {@code ace.dev/gpu-allocation} annotation per node (agents before GpuNodeReport), read only where no object is. */
+    private final Map<String, String> legacyReports = new ConcurrentHashMap<>();
+    private final NodeRequests requests = new NodeRequests();
     private volatile Runnable onChange = () -> { };
+    private volatile Consumer<LedgerDoc> ledgerSeen = d -> { };
+    private volatile Consumer<String> ledgerDeleted = n -> { };
 
     public LocalView(Supplier<Allocator> allocator, PodCache pods, PendingDemand pending, Metrics metrics, ObjectMapper json,
                      NodeReports reports) {
@@ -61,9 +71,18 @@ public final class LocalView {
     /** Called after every change (wakes the leader's reconciler). */
     public void onChange(Runnable r) { this.onChange = r; }
 
+    /** Told every ledger object the informer brings, and every deletion (the shared ledger writes from the newest version). */
+    public void onLedger(Consumer<LedgerDoc> seen, Consumer<String> deleted) {
+        this.ledgerSeen = seen;
+        this.ledgerDeleted = deleted;
+    }
+
     public PodCache pods() { return pods; }
 
     public PendingDemand pending() { return pending; }
+
+    /** The ranks of multi-pod groups among the pods seen (issue 19). */
+    public GroupBook groups() { return groups; }
 
     public Allocator allocator() { return allocator.get(); }
 
@@ -83,14 +102,39 @@ public final class LocalView {
             allocator.get().upsertNode(info);
             shapes.put(name, shape);
         }
-        boolean reported = reports.update(name, NodeShape.report(node));
+        String legacy = NodeShape.report(node);
+        if (legacy == null) legacyReports.remove(name);
+        else legacyReports.put(name, legacy);
+        boolean reported = reports.update(name, reportText(name));
         if (!reshaped && !reported) return;
         refresh(name);
         onChange.run();
     }
 
+    /**
+     * A GpuNodeReport event: the node agent's report, as the spec's JSON text (null when the object was deleted).
+     * Only counts the node's usage again when the report this replica believes changed.
+     */
+    public void reportChanged(String node, String text) {
+        if (text == null) reportObjects.remove(node);
+        else reportObjects.put(node, text);
+        if (!reports.update(node, reportText(node))) return;
+        refresh(node);
+        onChange.run();
+    }
+
+    /** Nodes with a GpuNodeReport object, for {@link #retain} after a fresh list. */
+    Set<String> reportNodes() { return new LinkedHashSet<>(reportObjects.keySet()); }
+
+    private String reportText(String node) {
+        String text = reportObjects.get(node);
+        return text != null ? text : legacyReports.get(node);
+    }
+
     public void nodeGone(String name) {
+        legacyReports.remove(name);
         shapes.remove(name);
+        requests.forgetNode(name);
         reports.forget(name);
         nodes.remove(name);
         allocator.get().removeNode(name);
@@ -99,9 +143,13 @@ public final class LocalView {
 
     public void podChanged(Pod pod) {
         PodFacts f = PodFacts.of(pod, json);
+        groups.seen(pod, f); // before the filter below: a rank without GPUs still makes its group whole
+        Set<String> requestsMoved = countRequests(pod, f);
         if (f.gpus() == 0 && !f.gated() && f.reservationId() == null) {
-            // Most pods of a cluster hold no GPU and never will (extended resources cannot be resized): not kept.
+            // Most pods of a cluster hold no GPU and never will (extended resources cannot be resized): only their
+            // other requests on GPU nodes are kept, as sums.
             if (pods.get(f.uid()).isPresent()) podGone(f.uid());
+            else if (!requestsMoved.isEmpty()) requestsMoved.forEach(this::pushRequests);
             return;
         }
         Optional<PodFacts> old = pods.put(f);
@@ -112,7 +160,9 @@ public final class LocalView {
     }
 
     public void podGone(String uid) {
+        requests.remove(uid).forEach(this::pushRequests);
         Optional<PodFacts> old = pods.remove(uid);
+        groups.forget(uid);
         pending.remove(uid);
         copiesSeen.remove(uid);
         old.map(PodFacts::nodeName).ifPresent(this::refresh);
@@ -120,6 +170,7 @@ public final class LocalView {
     }
 
     public void ledgerChanged(LedgerDoc doc) {
+        ledgerSeen.accept(doc);
         ledgers.add(doc.node());
         allocator.get().mirror(doc.node(), doc.entries());
         refresh(doc.node());
@@ -127,6 +178,7 @@ public final class LocalView {
     }
 
     public void ledgerGone(String node) {
+        ledgerDeleted.accept(node);
         ledgers.remove(node);
         allocator.get().mirror(node, java.util.List.of());
         refresh(node);
@@ -141,6 +193,14 @@ public final class LocalView {
         for (String n : nodeNames()) if (!nodeNames.contains(n)) nodeGone(n);
         for (String n : new java.util.ArrayList<>(ledgers)) if (!ledgerNodes.contains(n)) ledgerGone(n);
         for (PodFacts f : pods.all()) if (!podUids.contains(f.uid())) podGone(f.uid());
+    }
+
+    /**
+     * True when this replica's informer has seen the live pod an ACE reservation was made for, carrying it: the
+     * reservation is no longer waiting for its pod, whether or not the leader has tied it in the ledger yet.
+     */
+    public boolean podSeen(Reservation r) {
+        return pods.carrying(r.id()).stream().anyMatch(p -> !p.terminal() && (p.uid().equals(r.owner().podUid()) || p.ownedBy(r.owner())));
     }
 
     /** A node's GPUs as this replica sees them (board, allocatable, used by pods ACE did not place). */
@@ -187,11 +247,34 @@ public final class LocalView {
         return out;
     }
 
+    /**
+     * A bound, non-terminal pod on a GPU node counts its requests besides GPUs there (fit before pin); any other
+     * is forgotten. Returns the nodes whose sums changed.
+     */
+    private Set<String> countRequests(Pod pod, PodFacts f) {
+        LedgerDoc.Capacity c = f.nodeName() == null ? null : nodes.get(f.nodeName());
+        boolean counted = c != null && c.gpus() > 0 && !f.terminal();
+        return requests.put(f.uid(), counted ? f.nodeName() : null,
+                counted ? dev.ace.binpacker.workload.PodRequests.besidesGpus(pod) : dev.ace.binpacker.placement.Resources.NONE);
+    }
+
+    /** What the pods bound to a node request besides GPUs, to the allocator (with the ACE reservations they carry). */
+    private void pushRequests(String node) {
+        if (!nodes.containsKey(node)) return;
+        Set<String> ids = new java.util.HashSet<>();
+        for (PodFacts p : pods.onNode(node)) if (p.reservationId() != null && !p.terminal()) ids.add(p.reservationId());
+        allocator.get().requested(node, requests.on(node), ids);
+    }
+
+    /** What the pods bound to a node request besides whole GPUs, as this replica counts them. */
+    public dev.ace.binpacker.placement.Resources requestedOn(String node) { return requests.on(node); }
+
     /** Counts the node's usage again: ACE's entries plus what the pods bound to it use beyond them. */
     public void refresh(String node) {
         LedgerDoc.Capacity c = nodes.get(node);
         if (c == null) return; // its Node event counts it when it arrives
         touched.add(node);
+        pushRequests(node);
         var on = pods.onNode(node);
         NodeReport report = report(node).orElse(null);
         NodeUsage.Result r = allocator.get().read(a -> {

@@ -12,17 +12,24 @@ import java.util.concurrent.ConcurrentHashMap;
 @Singleton
 @jakarta.enterprise.inject.Typed(NamespaceWatch.class)
 public class NamespaceWatch implements NamespacePolicies {
-    private final Map<String, NamespaceMode> modes = new ConcurrentHashMap<>();
+    /** The label value of each namespace ("" when it has none). */
+    private final Map<String, String> labels = new ConcurrentHashMap<>();
+    private volatile NamespaceMode unlabelled = NamespaceMode.ENFORCE;
+
+    /** The mode of namespaces without the label ({@code ace.policy.default-mode}). */
+    public void defaultMode(NamespaceMode m) { this.unlabelled = m; }
 
     public void upsert(Namespace ns) {
-        Map<String, String> labels = ns.getMetadata().getLabels();
-        modes.put(ns.getMetadata().getName(), NamespaceMode.fromLabel(labels == null ? null : labels.get(AceKeys.POLICY)));
+        Map<String, String> l = ns.getMetadata().getLabels();
+        String v = l == null ? null : l.get(AceKeys.POLICY);
+        labels.put(ns.getMetadata().getName(), v == null ? "" : v);
     }
 
-    public void remove(Namespace ns) { modes.remove(ns.getMetadata().getName()); }
+    public void remove(Namespace ns) { labels.remove(ns.getMetadata().getName()); }
 
     @Override
     public NamespaceMode modeOf(String namespace) {
-        return modes.getOrDefault(namespace, NamespaceMode.ENFORCE);
+        String v = labels.get(namespace);
+        return NamespaceMode.fromLabel(v == null || v.isEmpty() ? null : v, unlabelled);
     }
 }

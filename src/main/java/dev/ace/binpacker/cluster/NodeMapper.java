@@ -42,6 +42,7 @@ public final class NodeMapper {
         }
         BoardResolver.Resolved r = boards.resolve(name, labels, annotations);
         TopologyManagerPolicy policy = TopologyManagerPolicy.parseOrNone(labels.get(AceKeys.TOPOLOGY_MANAGER_POLICY));
-        return new NodeInfo(name, Pool.fromLabel(labels.get(AceKeys.POOL)), labels, taints, r.board(), r.source(), r.gpuModel(), 0, policy);
+        return new NodeInfo(name, Pool.fromLabel(labels.get(AceKeys.POOL)), labels, taints, r.board(), r.source(), r.gpuModel(), 0, policy,
+                dev.ace.binpacker.workload.PodRequests.allocatable(node));
     }
 }

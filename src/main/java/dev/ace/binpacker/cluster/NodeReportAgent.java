@@ -21,10 +21,10 @@ import java.util.Optional;
 /**
  * The node agent's second duty (the first is {@link TopologyAgent}): ask the kubelet which GPUs
  * each pod really holds and which it can still hand out, map the device IDs to nvidia-smi indices,
- * and publish the result on its own Node as {@code ace.dev/gpu-allocation}, with the Topology
- * Manager policy as the label {@code ace.dev/topology-manager-policy}.
+ * and publish the result in the node's {@code GpuNodeReport} object (one per node, watched only by ACE),
+ * with the Topology Manager policy as the Node label {@code ace.dev/topology-manager-policy}.
  *
- * <p>Publishes only on change, each change with the next generation (continued from the annotation
+ * <p>Publishes only on change, each change with the next generation (continued from the object
  * after a restart, so readers see generations only grow). A round that cannot read the kubelet or
  * nvidia-smi publishes nothing: a stale report is better than a false one.
  */
@@ -46,9 +46,12 @@ public final class NodeReportAgent {
     private final PolicySource policy;
     private final Duration commandTimeout;
     private final Clock clock;
+    private final NodeReportStore store;
     private NodeReport published;
     private String publishedLabel;
     private boolean seeded;
+    private boolean haveObject;
+    private boolean legacyAnnotation;
 
     public NodeReportAgent(KubernetesClient client, String nodeName, String nvidiaSmi, PodResourcesClient podResources,
                            PolicySource policy, Duration commandTimeout, Clock clock) {
@@ -62,6 +65,7 @@ public final class NodeReportAgent {
         this.policy = policy;
         this.commandTimeout = commandTimeout;
         this.clock = clock;
+        this.store = new NodeReportStore(client);
     }
 
     /** What the node says now, without publishing (for {@code --once} output and tests). */
@@ -82,36 +86,77 @@ public final class NodeReportAgent {
         }
         String label = policy.read().map(TopologyManagerPolicy::label).orElse(null);
         if (!seeded) seed();
-        if (now.sameContent(published) && (label == null || label.equals(publishedLabel))) return Result.UNCHANGED;
-        NodeReport next = now.withGeneration((published == null ? 0 : published.generation()) + 1, clock.instant().toString());
-        ObjectNode patch = MAPPER.createObjectNode();
-        ObjectNode meta = patch.putObject("metadata");
-        meta.putObject("annotations").put(AceKeys.GPU_ALLOCATION, NodeReportJson.write(next));
-        if (label != null) meta.putObject("labels").put(AceKeys.TOPOLOGY_MANAGER_POLICY, label);
-        try {
-            // A merge patch of ACE's own keys only: the kubelet's concurrent status writes cannot
-            // make it fail, and the ValidatingAdmissionPolicy in deploy/agent sees nothing else changed.
-            client.nodes().withName(nodeName).patch(PatchContext.of(PatchType.JSON_MERGE), patch.toString());
-        } catch (KubernetesClientException e) {
-            throw new IOException("could not publish " + AceKeys.GPU_ALLOCATION + " on node " + nodeName + ": " + e.getMessage(), e);
+        boolean labelChanged = label != null && !label.equals(publishedLabel);
+        boolean reportChanged = !now.sameContent(published) || !haveObject;
+        if (!reportChanged && !labelChanged && !legacyAnnotation) return Result.UNCHANGED;
+        if (reportChanged) {
+            NodeReport next = now.withGeneration((published == null ? 0 : published.generation()) + 1, clock.instant().toString());
+            try {
+                if (haveObject) store.replace(nodeName, next);
+                else store.create(nodeName, next);
+            } catch (KubernetesClientException e) {
+                if (e.getCode() == 404 || e.getCode() == 409) seeded = false; // deleted, or made, by someone else: read it again next round
+                throw new IOException("could not publish the GpuNodeReport of node " + nodeName + ": " + e.getMessage(), e);
+            }
+            haveObject = true;
+            published = next;
         }
-        published = next;
-        if (label != null) publishedLabel = label;
-        return Result.PUBLISHED;
+        if (labelChanged || legacyAnnotation) patchNode(labelChanged ? label : null);
+        return reportChanged ? Result.PUBLISHED : Result.UNCHANGED;
     }
 
-    /** The last published report and label, read from the Node once, so a restarted agent continues the generation. */
+    /**
+     * The Node is written only when the Topology Manager label changes (an agent start after a kubelet
+     * reconfiguration) and once to remove the {@code ace.dev/gpu-allocation} annotation older agents wrote
+     * there; never on a pod's start or stop.
+     */
+    private void patchNode(String label) throws IOException {
+        try {
+            // Patches of ACE's own keys only: the kubelet's concurrent status writes cannot make them
+            // fail, and the ValidatingAdmissionPolicy in deploy/agent sees nothing else changed.
+            if (label != null) {
+                ObjectNode patch = MAPPER.createObjectNode();
+                patch.putObject("metadata").putObject("labels").put(AceKeys.TOPOLOGY_MANAGER_POLICY, label);
+                client.nodes().withName(nodeName).patch(PatchContext.of(PatchType.JSON_MERGE), patch.toString());
+            }
+            if (legacyAnnotation) {
+                // A JSON patch remove: exactly that annotation goes.
+                String path = "/metadata/annotations/" + AceKeys.GPU_ALLOCATION.replace("~", "~0").replace("/", "~1");
+                client.nodes().withName(nodeName).patch(PatchContext.of(PatchType.JSON),
+                        "[{\"op\":\"remove\",\"path\":\"" + path + "\"}]");
+            }
+        } catch (KubernetesClientException e) {
+            if (e.getCode() == 422 && label == null) {
+                legacyAnnotation = false; // someone removed it first
+                return;
+            }
+            throw new IOException("could not patch node " + nodeName + ": " + e.getMessage(), e);
+        }
+        if (label != null) publishedLabel = label;
+        legacyAnnotation = false;
+    }
+
+    /**
+     * The last published report, read once, so a restarted agent continues the generation: from its
+     * GpuNodeReport, else (a cluster upgraded from an agent that wrote the Node) from the Node's annotation,
+     * which is then removed once the object exists.
+     */
     private void seed() throws IOException {
         Node node;
         try {
             node = client.nodes().withName(nodeName).get();
+            var object = store.get(nodeName);
+            haveObject = object.isPresent();
+            published = object.flatMap(NodeReportStore::read).orElse(null);
         } catch (KubernetesClientException e) {
-            throw new IOException("could not read node " + nodeName + ": " + e.getMessage(), e);
+            throw new IOException("could not read node " + nodeName + " or its GpuNodeReport: " + e.getMessage(), e);
         }
         if (node == null) throw new IOException("node " + nodeName + " does not exist");
         var annotations = node.getMetadata().getAnnotations();
         var labels = node.getMetadata().getLabels();
-        published = NodeReportJson.read(annotations == null ? null : annotations.get(AceKeys.GPU_ALLOCATION)).orElse(null);
+        String legacy = annotations == null ? null : annotations.get(AceKeys.GPU_ALLOCATION);
+        legacyAnnotation = legacy != null;
+        if (published == null) published = NodeReportJson.read(legacy).orElse(null);
         publishedLabel = labels == null ? null : labels.get(AceKeys.TOPOLOGY_MANAGER_POLICY);
         seeded = true;
     }

@@ -23,6 +23,11 @@ public final class NodeReportJson {
     private NodeReportJson() {}
 
     public static String write(NodeReport r) {
+        return tree(r).toString();
+    }
+
+    /** The report as a JSON object (what {@link #write} prints; a GpuNodeReport's spec adds {@code node}). */
+    public static ObjectNode tree(NodeReport r) {
         ObjectNode o = MAPPER.createObjectNode();
         o.put("generation", r.generation());
         if (r.observedAt() != null) o.put("observedAt", r.observedAt());
@@ -42,7 +47,7 @@ public final class NodeReportJson {
             ArrayNode u = o.putArray("unmapped");
             r.unmapped().forEach(u::add);
         }
-        return o.toString();
+        return o;
     }
 
     /** The report an annotation holds, or empty when there is none or it does not read (written by someone else). */

@@ -9,20 +9,23 @@ import java.util.Map;
 /**
  * What of a Node the packer's view is made of: its labels (pool, GFD board facts, Topology Manager
  * policy), its {@code ace.dev/topology} matrix, its taints and its allocatable GPUs ({@link NodeMapper}
- * reads nothing else). Most Node updates change none of it: the kubelet's status writes, and the node
- * agent's {@code ace.dev/gpu-allocation} on every pod start and stop. When the shape is equal the node is
+ * reads nothing else). Most Node updates change none of it: the kubelet's status writes, and (agents
+ * before GpuNodeReport) the {@code ace.dev/gpu-allocation} annotation on every pod start and stop. Allocatable
+ * besides GPUs (cpu, memory, rdma/roce_gdr...) is part of the shape: fit before pin checks a pod's other requests
+ * against it. When the shape is equal the node is
  * not mapped again (no topology parse) and not upserted (the packer's index does not regroup it).
  */
-record NodeShape(Map<String, String> labels, String topology, List<Taint> taints, int allocatable) {
+record NodeShape(Map<String, String> labels, String topology, List<Taint> taints, int allocatable,
+                 dev.ace.binpacker.placement.Resources other) {
     static NodeShape of(Node node) {
         var meta = node.getMetadata();
         Map<String, String> annotations = meta.getAnnotations() == null ? Map.of() : meta.getAnnotations();
         List<Taint> taints = node.getSpec() == null || node.getSpec().getTaints() == null ? List.of() : List.copyOf(node.getSpec().getTaints());
         return new NodeShape(meta.getLabels() == null ? Map.of() : Map.copyOf(meta.getLabels()), annotations.get(AceKeys.TOPOLOGY),
-                taints, LocalView.allocatable(node));
+                taints, LocalView.allocatable(node), dev.ace.binpacker.workload.PodRequests.allocatable(node));
     }
 
-    /** The node agent's report annotation, or null. */
+    /** The report annotation agents before GpuNodeReport wrote on the Node, or null (read where no object exists). */
     static String report(Node node) {
         Map<String, String> a = node.getMetadata().getAnnotations();
         return a == null ? null : a.get(AceKeys.GPU_ALLOCATION);

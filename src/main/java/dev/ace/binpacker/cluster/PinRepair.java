@@ -18,11 +18,15 @@ import org.jboss.logging.Logger;
  * deleted so its controller re-creates it and ACE decides afresh; any other pod gets an Event. Both
  * are counted ({@code ace_pins_repaired_total{action}}). A pod whose entry the node's report displaced
  * ({@link #displaced}: its GPUs went to pods the node runs and no others are free there) is repaired the
- * same way, whatever the counts say.
+ * same way, whatever the counts say. So is a pinned pod kube-scheduler itself reports it cannot place
+ * ({@code PodScheduled=False}, reason {@code Unschedulable}) whatever the reason: memory, CPU,
+ * {@code rdma/roce_gdr}, a taint or a volume ACE does not see.
  */
 final class PinRepair {
     private static final Logger LOG = Logger.getLogger(PinRepair.class);
     static final String REASON = "AceNodeOvercommitted";
+    /** Event reason when kube-scheduler reports the pinned pod Unschedulable for a reason besides GPUs. */
+    static final String UNSCHEDULABLE = "AcePinUnschedulable";
 
     private final LocalView view;
     private final PodApi api;
@@ -60,13 +64,17 @@ final class PinRepair {
             int usable = view.capacity(node).usable();
             int taken = used.computeIfAbsent(node, n -> view.pods().onNode(n).stream().filter(PodFacts::holdsGpus).mapToInt(PodFacts::gpus).sum());
             boolean lost = displaced.contains(p.reservationId());
-            if (usable - taken >= p.gpus() && !lost) continue;
+            boolean refused = p.unschedulable() != null;
+            if (usable - taken >= p.gpus() && !lost && !refused) continue;
             stuck.add(p.uid());
             long since = stuckSince.computeIfAbsent(p.uid(), k -> now);
             if (now - since < config.stuckGraceMillis() || reported.contains(p.uid())) continue;
             if (!leading.getAsBoolean()) return;
+            boolean other = refused && usable - taken >= p.gpus() && !lost;
             try {
-                repair(p, lost ? "pinned by ACE to " + node + ", whose node agent reports the GPUs ACE reserved for it held"
+                repair(p, other ? UNSCHEDULABLE : REASON, other
+                        ? "pinned by ACE to " + node + ", where kube-scheduler cannot place it: " + p.unschedulable()
+                        : lost ? "pinned by ACE to " + node + ", whose node agent reports the GPUs ACE reserved for it held"
                         + " by pods running there and no others free; it needs " + p.gpus()
                         : "pinned by ACE to " + node + ", which has " + Math.max(0, usable - taken) + " of " + usable
                         + " GPUs free for it (pods ACE did not place hold the rest); it needs " + p.gpus());
@@ -77,10 +85,10 @@ final class PinRepair {
         stuckSince.keySet().retainAll(stuck);
     }
 
-    private void repair(PodFacts p, String why) {
+    private void repair(PodFacts p, String reason, String why) {
         if (p.controllerOwned()) {
             try {
-                api.event(p, "Warning", REASON, why + "; deleted so its controller re-creates it and ACE decides again");
+                api.event(p, "Warning", reason, why + "; deleted so its controller re-creates it and ACE decides again");
                 api.delete(p.namespace(), p.name(), p.resourceVersion());
                 metrics.pinRepaired("deleted");
                 reported.add(p.uid());
@@ -90,7 +98,8 @@ final class PinRepair {
             }
             return;
         }
-        api.event(p, "Warning", REASON, why + "; it waits until they finish (delete it to have ACE decide again)");
+        api.event(p, "Warning", reason, why + (reason.equals(REASON) ? "; it waits until they finish (delete it to have ACE decide again)"
+                : "; it waits (delete it to have ACE decide again)"));
         metrics.pinRepaired("reported");
         reported.add(p.uid());
         LOG.warnf("pod %s cannot bind: %s", p.key(), why);

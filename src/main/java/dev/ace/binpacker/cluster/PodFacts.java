@@ -21,10 +21,20 @@ import java.util.Optional;
  * @param reservationNode node in that annotation, null when none
  * @param reservationMask GPUs in that annotation, 0 when none
  * @param controllerOwned a controller (ReplicaSet, StatefulSet, Job...) re-creates it when it is deleted
+ * @param unschedulable   kube-scheduler's message when the pod's {@code PodScheduled} condition is False with reason
+ *                        {@code Unschedulable} (it tried and no node fits, whatever the reason), else null
  */
 public record PodFacts(String uid, String namespace, String name, String generateName, String nodeName,
                        boolean terminal, int gpus, boolean gated, String reservationId, String reservationNode,
-                       long reservationMask, boolean controllerOwned, int priority, long createdMillis, String resourceVersion) {
+                       long reservationMask, boolean controllerOwned, int priority, long createdMillis, String resourceVersion,
+                       String unschedulable) {
+
+    public PodFacts(String uid, String namespace, String name, String generateName, String nodeName,
+                    boolean terminal, int gpus, boolean gated, String reservationId, String reservationNode,
+                    long reservationMask, boolean controllerOwned, int priority, long createdMillis, String resourceVersion) {
+        this(uid, namespace, name, generateName, nodeName, terminal, gpus, gated, reservationId, reservationNode, reservationMask,
+                controllerOwned, priority, createdMillis, resourceVersion, null);
+    }
 
     public static PodFacts of(Pod pod, ObjectMapper json) {
         var meta = pod.getMetadata();
@@ -39,7 +49,20 @@ public record PodFacts(String uid, String namespace, String name, String generat
         return new PodFacts(meta.getUid(), meta.getNamespace(), meta.getName(), meta.getGenerateName(), node,
                 "Succeeded".equals(phase) || "Failed".equals(phase), dev.ace.binpacker.workload.GpuCount.held(spec), GateRelease.isGated(pod),
                 r.map(Reservation::id).orElse(null), r.map(Reservation::node).orElse(null), r.map(Reservation::gpuMask).orElse(0L),
-                controlled, prio == null ? 0 : prio, created(meta.getCreationTimestamp()), meta.getResourceVersion());
+                controlled, prio == null ? 0 : prio, created(meta.getCreationTimestamp()), meta.getResourceVersion(),
+                node == null ? unschedulable(pod) : null);
+    }
+
+    /** kube-scheduler's message of a {@code PodScheduled=False, reason Unschedulable} condition, or null. */
+    static String unschedulable(Pod pod) {
+        if (pod.getStatus() == null || pod.getStatus().getConditions() == null) return null;
+        for (var c : pod.getStatus().getConditions()) {
+            if ("PodScheduled".equals(c.getType()) && "False".equals(c.getStatus()) && "Unschedulable".equals(c.getReason())) {
+                String m = c.getMessage();
+                return m == null || m.isBlank() ? "Unschedulable" : m.length() > 300 ? m.substring(0, 300) + "..." : m;
+            }
+        }
+        return null;
     }
 
     private static long created(String ts) {

@@ -28,6 +28,7 @@ public final class Reconciler {
     private final ReconcilerConfig config;
     private final EntryKeeper entries;
     private final GateKeeper gates;
+    private final GroupKeeper groups;
     private final PinRepair pins;
     private final ReportKeeper reports;
     private final Map<String, LedgerDoc.Capacity> published = new HashMap<>();
@@ -42,6 +43,9 @@ public final class Reconciler {
         this.config = config;
         this.entries = new EntryKeeper(view, ledger, api, metrics, config);
         this.gates = new GateKeeper(view, api, json);
+        // A group may hold GPUs it cannot use yet as long as an untied reservation may wait for its pod.
+        this.groups = new GroupKeeper(view, gates, metrics,
+                new GroupKeeper.Config(config.pendingTtlMillis(), 6 * config.pendingTtlMillis(), 3));
         this.pins = new PinRepair(view, api, metrics, config);
         this.reports = new ReportKeeper(view, ledger, api, metrics, pins);
     }
@@ -49,6 +53,7 @@ public final class Reconciler {
     /** Forget every age measured so far: a new leader measures from its own first sight. */
     public synchronized void leadershipChanged() {
         entries.reset();
+        groups.reset();
         pins.reset();
         reports.reset();
         published.clear();
@@ -60,19 +65,27 @@ public final class Reconciler {
         long now = monotonicMillis.getAsLong();
         entries.pass(now, leading);
         reports.pass(leading); // before gate releases, so they are decided on the GPUs really free
+        groups.pass(now, wallMillis.getAsLong(), leading); // whole groups first: a freed clique goes to a waiting group before single pods
         gates.pass(wallMillis.getAsLong(), leading);
         pins.pass(now, leading);
         publish(leading);
     }
 
+    /**
+     * Objects written per pass, at most: a new leader of 1,000 nodes creates 1,000 objects, and in one pass they
+     * would queue in front of a burst's admissions on the API server (issue 15); the rest follow in later passes.
+     */
+    static final int PUBLISH_PER_PASS = 50;
+
     private void publish(BooleanSupplier leading) {
         Set<String> nodes = view.nodeNames();
+        int writes = 0;
         for (String node : nodes) {
             LedgerDoc.Capacity c = view.capacity(node);
             if (c.gpus() == 0 || c.equals(published.get(node))) continue;
-            if (!leading.getAsBoolean()) return;
+            if (!leading.getAsBoolean() || writes >= PUBLISH_PER_PASS) return;
             try {
-                ledger.publish(node, c);
+                if (ledger.publish(node, c)) writes++;
                 published.put(node, c);
             } catch (RuntimeException e) {
                 LOG.debugf("could not publish the counts of %s: %s", node, e.getMessage());

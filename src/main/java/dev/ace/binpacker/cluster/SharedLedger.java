@@ -2,26 +2,40 @@ package dev.ace.binpacker.cluster;
 
 import dev.ace.binpacker.placement.Reservation;
 import dev.ace.binpacker.placement.ReservationStore;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
 
 /**
  * Reservations shared between webhook replicas through the per-node ledger objects. Every change is
- * read, check, write-with-the-version-read; a write that loses (409) re-reads and checks again. A
- * commit is refused when its GPUs overlap an entry, or when the entries and the GPUs of pods ACE did
- * not place would exceed the node's usable GPUs. etcd is the consensus; nothing here is. Every lost compare-and-swap and every refused commit is counted
- * ({@code ace_ledger_conflicts_total}).
+ * check, then write-with-a-version; a write that loses (409) re-reads and checks again. A commit is
+ * refused when its GPUs overlap an entry, or when the entries and the GPUs of pods ACE did not place
+ * would exceed the node's usable GPUs. etcd is the consensus; nothing here is. Every lost
+ * compare-and-swap and every refused commit is counted ({@code ace_ledger_conflicts_total}).
+ *
+ * <p>Where the time goes on a real API server (issue 15, docs/performance.md): a read before every
+ * write doubled the round trips, and concurrent admissions on one node lost their compare-and-swaps to
+ * each other in chains. So a write starts from the newest version this replica knows (its own last
+ * write, or the informer's copy, {@link #seen}) and reads the object only after a 409, or before it
+ * refuses anything (a refusal is never judged on a copy that may be old); and the changes one replica
+ * makes to one node at the same time are written together, in one compare-and-swap ({@link NodeWriter}).
  */
 public final class SharedLedger implements ReservationStore {
     /** Writes retried after lost compare-and-swaps before the caller gets an error. */
     static final int CAS_ATTEMPTS = 10;
+    /** How long a change waits for its node's write turn: under the webhook's 5 s timeout. */
+    static final long TURN_WAIT_MILLIS = 3_000;
 
     private final LedgerStore store;
     private final Function<String, LedgerDoc.Capacity> capacity;
     private final Runnable onConflict;
+    private final Map<String, LedgerDoc> known = new ConcurrentHashMap<>();
+    private final Map<String, NodeWriter<Change>> writers = new ConcurrentHashMap<>();
 
     /**
      * @param capacity   this replica's view of a node's GPUs, written when the object is created or published
@@ -33,35 +47,126 @@ public final class SharedLedger implements ReservationStore {
         this.onConflict = onConflict;
     }
 
+    /** The informer's copy of an object: the base of the next write, unless this replica wrote a newer one. */
+    public void seen(LedgerDoc doc) { known.merge(doc.node(), doc, SharedLedger::newer); }
+
+    /** The informer saw the object deleted. */
+    public void gone(String node) { known.remove(node); }
+
+    /**
+     * The newer of two versions of one object. resourceVersions are opaque to clients; kube-apiserver's are
+     * etcd revisions, so numbers compare, and a guess that is wrong costs one 409 and a read, never a GPU.
+     */
+    static LedgerDoc newer(LedgerDoc a, LedgerDoc b) {
+        try {
+            return Long.parseLong(b.resourceVersion()) >= Long.parseLong(a.resourceVersion()) ? b : a;
+        } catch (RuntimeException e) {
+            return b;
+        }
+    }
+
+    /** One queued change of a node's object: an edit of its current version, with what the edit decided. */
+    private static final class Change extends NodeWriter.Job {
+        final Reservation commit; // a commit, or null for an edit
+        final UnaryOperator<LedgerDoc> edit;
+        List<Reservation> refusedBy = List.of();
+        LedgerDoc written;
+
+        Change(Reservation commit, UnaryOperator<LedgerDoc> edit) {
+            this.commit = commit;
+            this.edit = edit;
+        }
+    }
+
+    private NodeWriter<Change> writer(String node) {
+        return writers.computeIfAbsent(node, n -> new NodeWriter<>(TURN_WAIT_MILLIS));
+    }
+
     @Override
     public List<Reservation> commit(Reservation r) {
-        for (int attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
-            LedgerDoc doc = store.get(r.node()).orElse(null);
-            List<Reservation> entries = doc == null ? List.of() : doc.entries();
-            Optional<Reservation> same = entries.stream().filter(e -> e.id().equals(r.id())).findFirst();
-            if (same.isPresent()) {
-                if (same.get().gpuMask() == r.gpuMask()) return List.of();
-                onConflict.run();
-                return List.of(same.get()); // an id names one set of GPUs for its whole life
+        Change c = new Change(r, null);
+        writer(r.node()).submit(c, batch -> write(r.node(), batch));
+        c.rethrow();
+        return c.refusedBy;
+    }
+
+    /** What stops {@code r} from being added to {@code entries}: null when nothing does. */
+    private List<Reservation> refusal(List<Reservation> entries, Reservation r) {
+        Optional<Reservation> same = entries.stream().filter(e -> e.id().equals(r.id())).findFirst();
+        if (same.isPresent()) return same.get().gpuMask() == r.gpuMask() ? List.of() : List.of(same.get());
+        List<Reservation> overlap = entries.stream().filter(e -> (e.gpuMask() & r.gpuMask()) != 0).toList();
+        if (!overlap.isEmpty()) return overlap;
+        if (exceedsUsable(entries, r)) return entries; // the decision was made on a view that lacked some of them
+        return null;
+    }
+
+    /**
+     * Writes a batch of one node's changes in one compare-and-swap: commits that fit are added, edits
+     * applied in order. Anything refused, and an edit that finds nothing to change, is judged again on a
+     * fresh read before it is answered, so no answer rests on a copy that may be old.
+     */
+    private void write(String node, List<Change> batch) {
+        List<Change> open = new ArrayList<>(batch);
+        LedgerDoc base = known.get(node);
+        boolean fresh = false;
+        if (base == null && open.stream().anyMatch(c -> c.commit == null)) { // an edit needs the object
+            base = store.get(node).orElse(null);
+            fresh = true;
+        }
+        for (int attempt = 0; attempt < CAS_ATTEMPTS && !open.isEmpty(); attempt++) {
+            LedgerDoc next = base;
+            List<Change> applied = new ArrayList<>();
+            boolean doubt = false;
+            for (Change c : open) {
+                if (c.commit != null) {
+                    List<Reservation> entries = next == null ? List.of() : next.entries();
+                    List<Reservation> no = refusal(entries, c.commit);
+                    if (no == null) {
+                        next = (next == null ? LedgerDoc.empty(node, capacity.apply(node)) : next).with(c.commit);
+                        applied.add(c);
+                    } else if (!fresh) {
+                        doubt = true;
+                    } else {
+                        c.refusedBy = no;
+                        if (!no.isEmpty()) onConflict.run();
+                        c.finish();
+                    }
+                } else {
+                    LedgerDoc edited = next == null ? null : c.edit.apply(next);
+                    if (edited != null) {
+                        next = edited;
+                        applied.add(c);
+                    } else if (!fresh) {
+                        doubt = true;
+                    } else {
+                        c.finish();
+                    }
+                }
             }
-            List<Reservation> overlap = entries.stream().filter(e -> (e.gpuMask() & r.gpuMask()) != 0).toList();
-            if (!overlap.isEmpty()) {
-                onConflict.run();
-                return overlap;
+            if (doubt) { // judged on a copy: read, and judge the whole batch again
+                base = store.get(node).orElse(null);
+                fresh = true;
+                continue;
             }
-            if (exceedsUsable(entries, r)) {
-                onConflict.run();
-                return entries; // the decision was made on a view that lacked some of them
-            }
+            open.removeIf(NodeWriter.Job::done);
+            if (applied.isEmpty()) return;
             try {
-                if (doc == null) store.create(LedgerDoc.empty(r.node(), capacity.apply(r.node())).with(r));
-                else store.update(doc.with(r));
-                return List.of();
+                LedgerDoc written = base == null ? store.create(next) : store.update(next);
+                if (written != null) known.merge(node, written, SharedLedger::newer);
+                for (Change c : applied) {
+                    c.written = written;
+                    c.finish();
+                }
+                open.removeIf(NodeWriter.Job::done);
+                base = written;
+                fresh = true; // what we just wrote is the current version (or the next write gets a 409)
             } catch (LedgerStore.StaleLedgerException e) {
                 onConflict.run();
+                base = store.get(node).orElse(null);
+                fresh = true;
             }
         }
-        throw exhausted(r.node());
+        for (Change c : open) c.fail(exhausted(node));
     }
 
     /**
@@ -90,6 +195,7 @@ public final class SharedLedger implements ReservationStore {
     public boolean tie(Reservation r, String podUid, String podName) {
         boolean[] tied = {false};
         change(r.node(), doc -> {
+            tied[0] = false; // judged afresh on every version the edit is applied to
             Optional<Reservation> e = doc.entry(r.id());
             if (e.isEmpty()) return null;
             if (e.get().owner().podUid() != null) {
@@ -102,19 +208,54 @@ public final class SharedLedger implements ReservationStore {
         return tied[0];
     }
 
-    /** Writes the node's GPUs as this replica sees them (the leader publishes them for {@code kubectl get gpuledgers}). */
-    public void publish(String node, LedgerDoc.Capacity c) {
-        for (int attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
-            Optional<LedgerDoc> doc = store.get(node);
-            try {
-                if (doc.isEmpty()) {
-                    store.create(LedgerDoc.empty(node, c));
-                } else if (!doc.get().capacity().equals(c)) {
-                    store.update(doc.get().withCapacity(c));
+    /** An untied entry and the pod seen carrying it. */
+    public record Tie(Reservation entry, String podUid, String podName) {}
+
+    /**
+     * Ties untied entries of one node to their pods in one write ({@link #tie} for each); returns the ids tied
+     * now or already tied to that pod. Entries gone or tied to another pod are left as they are.
+     */
+    public java.util.Set<String> tieAll(String node, List<Tie> ties) {
+        java.util.Set<String> tied = new java.util.HashSet<>();
+        change(node, doc -> {
+            tied.clear(); // judged afresh on every version the edit is applied to
+            LedgerDoc next = doc;
+            boolean changed = false;
+            for (Tie t : ties) {
+                Optional<Reservation> e = next.entry(t.entry().id());
+                if (e.isEmpty()) continue;
+                if (e.get().owner().podUid() != null) {
+                    if (e.get().owner().podUid().equals(t.podUid())) tied.add(t.entry().id());
+                    continue;
                 }
-                return;
+                next = next.replacing(t.entry().id(), x -> x.tiedTo(t.podUid(), t.podName()));
+                tied.add(t.entry().id());
+                changed = true;
+            }
+            return changed ? next : null;
+        });
+        return tied;
+    }
+
+    /** Writes the node's GPUs as this replica sees them (the leader publishes them for {@code kubectl get gpuledgers}). */
+    /** @return true when it wrote (false: the object shows these counts already) */
+    public boolean publish(String node, LedgerDoc.Capacity c) {
+        LedgerDoc k = known.get(node);
+        if (k != null && k.capacity().equals(c)) return false; // the informer shows them already: no read, no write
+        Optional<LedgerDoc> doc = Optional.ofNullable(k);
+        for (int attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
+            try {
+                LedgerDoc written = null;
+                if (doc.isEmpty()) { // not in the informer's list: create, and read only if it exists after all
+                    written = store.create(LedgerDoc.empty(node, c));
+                } else if (!doc.get().capacity().equals(c)) {
+                    written = store.update(doc.get().withCapacity(c));
+                }
+                if (written != null) known.merge(node, written, SharedLedger::newer);
+                return written != null;
             } catch (LedgerStore.StaleLedgerException e) {
                 onConflict.run();
+                doc = store.get(node);
             }
         }
         throw exhausted(node);
@@ -127,6 +268,7 @@ public final class SharedLedger implements ReservationStore {
             if (doc.isEmpty() || !doc.get().entries().isEmpty()) return;
             try {
                 store.delete(doc.get());
+                known.remove(node);
                 return;
             } catch (LedgerStore.StaleLedgerException e) {
                 onConflict.run();
@@ -140,7 +282,9 @@ public final class SharedLedger implements ReservationStore {
 
     @Override
     public Optional<Reservation> lookup(String node, String id) {
-        return store.get(node).flatMap(doc -> doc.entry(id));
+        LedgerDoc k = known.get(node);
+        Optional<Reservation> e = k == null ? Optional.empty() : k.entry(id);
+        return e.isPresent() ? e : store.get(node).flatMap(doc -> doc.entry(id));
     }
 
     /**
@@ -153,18 +297,10 @@ public final class SharedLedger implements ReservationStore {
 
     /** Applies {@code edit} to the current object and writes it; an edit returning null changes nothing. */
     private Optional<LedgerDoc> change(String node, UnaryOperator<LedgerDoc> edit) {
-        for (int attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
-            Optional<LedgerDoc> doc = store.get(node);
-            if (doc.isEmpty()) return Optional.empty();
-            LedgerDoc next = edit.apply(doc.get());
-            if (next == null) return Optional.empty();
-            try {
-                return Optional.ofNullable(store.update(next));
-            } catch (LedgerStore.StaleLedgerException e) {
-                onConflict.run();
-            }
-        }
-        throw exhausted(node);
+        Change c = new Change(null, edit);
+        writer(node).submit(c, batch -> write(node, batch));
+        c.rethrow();
+        return Optional.ofNullable(c.written);
     }
 
     private static IllegalStateException exhausted(String node) {

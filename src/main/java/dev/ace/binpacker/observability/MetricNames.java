@@ -12,6 +12,8 @@ public final class MetricNames {
     public static final String GPUS = "ace_gpus";
     public static final String FRAGMENTATION_RATIO = "ace_fragmentation_ratio";
     public static final String PENDING_TP_DEMAND = "ace_pending_tp_demand";
+    /** Groups waiting for all their GPUs, by group size bucket (pods per group, rounded up to a power of two, 64 for larger). */
+    public static final String GROUPS_WAITING = "ace_groups_waiting";
     public static final String LEDGER_CONFLICTS = "ace_ledger_conflicts";
     public static final String RESERVATIONS_EXPIRED = "ace_reservations_expired";
     public static final String BINDING_DRIFT = "ace_binding_drift";

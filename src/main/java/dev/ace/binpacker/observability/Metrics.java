@@ -31,6 +31,9 @@ public interface Metrics {
      */
     default void bindingDrift(String kind) {}
 
+    /** Groups waiting for their GPUs by group size (pods per group), every size that had one at the last pass; others 0. */
+    default void groupsWaiting(java.util.Map<Integer, Integer> bySize) {}
+
     /**
      * A pod ACE pinned that could not bind because its node is over-committed ({@code ace_pins_repaired_total{action}}):
      * {@code deleted} (controller-owned, re-created and decided again) or {@code reported} (an Event).

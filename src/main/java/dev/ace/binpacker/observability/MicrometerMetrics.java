@@ -16,9 +16,19 @@ import java.util.function.Supplier;
 public final class MicrometerMetrics implements Metrics {
     private final MeterRegistry registry;
     private final Map<Integer, AtomicInteger> pending = new ConcurrentHashMap<>();
+    private final Map<Integer, AtomicInteger> groups = new ConcurrentHashMap<>();
     private final Counter conflicts;
     private final Counter expired;
     private final Timer decisionTimer;
+
+    /**
+     * True while the warm-up's fake admissions run (before readiness, so no real request reaches this replica):
+     * they are not counted in the admission and placement metrics users read.
+     */
+    private volatile boolean warmingUp;
+
+    /** Starts or ends the warm-up: admissions and decisions in between are not counted. */
+    public void warmingUp(boolean on) { warmingUp = on; }
 
     public MicrometerMetrics(MeterRegistry registry) {
         this.registry = registry;
@@ -33,6 +43,7 @@ public final class MicrometerMetrics implements Metrics {
         this.decisionTimer = Timer.builder(MetricNames.PLACEMENT_DECISION_DURATION)
                 .description("Time the policy takes to decide one pod: classify, filter nodes, choose GPUs").register(registry);
         for (int tp : new int[] {2, 4, 8}) pendingTpDemand(tp, 0);
+        groupsWaiting(Map.of());
         for (String action : new String[] {"deleted", "reported"}) pinsRepaired(action);
     }
 
@@ -76,6 +87,7 @@ public final class MicrometerMetrics implements Metrics {
 
     @Override
     public void admission(String webhook, String operation, String outcome, boolean dryRun, long nanos) {
+        if (warmingUp) return;
         Counter.builder(MetricNames.ADMISSION_REQUESTS)
                 .description("AdmissionReviews answered, by webhook (mutate, validate, validate-workloads), operation, outcome and dry run")
                 .tags("webhook", webhook, "operation", operation, "outcome", outcome, "dry_run", Boolean.toString(dryRun))
@@ -86,10 +98,32 @@ public final class MicrometerMetrics implements Metrics {
 
     @Override
     public void decision(String workloadClass, String result, String reason, long nanos) {
+        if (warmingUp) return;
         Counter.builder(MetricNames.PLACEMENT_DECISIONS)
                 .description("Placement decisions by workload class, result (placed, gated, sliced, denied...) and the reason behind it")
                 .tags("class", workloadClass, "result", result, "reason", reason).register(registry).increment();
         decisionTimer.record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void groupsWaiting(Map<Integer, Integer> bySize) {
+        Map<Integer, Integer> buckets = new java.util.TreeMap<>();
+        for (int b = 2; b <= 64; b *= 2) buckets.put(b, 0);
+        bySize.forEach((size, n) -> buckets.merge(bucket(size), n, Integer::sum));
+        buckets.forEach((b, n) -> groups.computeIfAbsent(b, k -> {
+            AtomicInteger v = new AtomicInteger();
+            Gauge.builder(MetricNames.GROUPS_WAITING, v, AtomicInteger::get)
+                    .description("Groups (LeaderWorkerSet replicas, JobSets, pod groups) whose ranks wait behind the gate for all their GPUs at once, by pods per group")
+                    .tag("size", Integer.toString(k)).register(registry);
+            return v;
+        }).set(n));
+    }
+
+    /** Pods per group rounded up to a power of two, at most 64: a bounded label. */
+    static int bucket(int size) {
+        int b = 2;
+        while (b < size && b < 64) b *= 2;
+        return b;
     }
 
     @Override

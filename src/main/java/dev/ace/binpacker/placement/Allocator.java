@@ -33,6 +33,12 @@ public final class Allocator {
     private final StoreMirror mirror = new StoreMirror();
     private final ObservedUsage observed = new ObservedUsage();
     private final double[] scratch = new double[1];
+    /** Per node: what the pods bound there request besides whole GPUs, as the cluster reports them. */
+    private final java.util.Map<String, Resources> boundRequests = new java.util.HashMap<>();
+    /** ACE reservations whose pods are pinned but not bound yet: their other requests count on the node meanwhile. */
+    private final java.util.Map<String, PinnedNeed> pinned = new java.util.LinkedHashMap<>();
+
+    private record PinnedNeed(String node, Resources needs) {}
 
     public Allocator(ClusterState state, PackerConfig config) {
         this(state, config, ReservationStore.IN_MEMORY);
@@ -46,6 +52,22 @@ public final class Allocator {
 
     /** Decisions that lost their GPUs to another replica's entry and were made again. */
     public long conflicts() { return conflicts.get(); }
+
+    /**
+     * Every GPU set this request chose went to other replicas' reservations first, {@code attempts} times in a row
+     * (a burst that all replicas pack onto the same nodes). Nothing is reserved for it; the caller answers without
+     * failing: a TP pod is gated for the leader to place, anything else is told to retry.
+     */
+    public static final class Contended extends IllegalStateException {
+        private final int attempts;
+
+        public Contended(String id, int attempts) {
+            super("reservation " + id + " lost " + attempts + " races for GPUs to other replicas' reservations");
+            this.attempts = attempts;
+        }
+
+        public int attempts() { return attempts; }
+    }
 
     /** What the allocator did with a request. */
     public record Outcome(PlacementResult result, Reservation reservation, boolean alreadyHeld) {
@@ -81,10 +103,7 @@ public final class Allocator {
                     adoptCommitted(w);
                 }
             }
-            if (attempt == MAX_COMMIT_ATTEMPTS) {
-                throw new IllegalStateException("reservation " + r.id() + " lost " + attempt
-                        + " races for GPUs to other replicas; the API server is the judge, try again");
-            }
+            if (attempt == MAX_COMMIT_ATTEMPTS) throw new Contended(r.id(), attempt);
         }
     }
 
@@ -111,6 +130,10 @@ public final class Allocator {
                 throw new IllegalStateException("ledger refused a fresh decision for " + r.id() + ": " + o);
             }
             if (store != ReservationStore.IN_MEMORY) mirror.reserved(res.id());
+            if (!r.needs().isEmpty()) {
+                pinned.put(res.id(), new PinnedNeed(p.node(), r.needs()));
+                refreshUsed(p.node());
+            }
             return new Outcome(result, res, false);
         }
     }
@@ -120,6 +143,7 @@ public final class Allocator {
             ledger.release(id).ifPresent(r -> {
                 mirror.forget(r);
                 recharge(r.node());
+                refreshUsed(r.node());
             });
         }
     }
@@ -164,13 +188,49 @@ public final class Allocator {
         synchronized (lock) {
             ledger.upsertNode(info);
             recharge(info.name());
+            refreshUsed(info.name());
         }
+    }
+
+    /**
+     * What the pods bound to {@code node} request besides whole GPUs; {@code boundReservations} are the ACE
+     * reservations whose pods are among them (their requests are in {@code bound} now, no longer counted apart).
+     */
+    public void requested(String node, Resources bound, java.util.Set<String> boundReservations) {
+        synchronized (lock) {
+            boundRequests.put(node, bound == null ? Resources.NONE : bound);
+            pinned.keySet().removeAll(boundReservations);
+            refreshUsed(node);
+        }
+    }
+
+    /** Requests besides whole GPUs counted on a node now: its bound pods' and those of pods pinned there, not bound yet. */
+    public Resources used(String node) {
+        synchronized (lock) {
+            int i = ledger.state().indexOf(node);
+            return i < 0 ? Resources.NONE : ledger.state().used(i);
+        }
+    }
+
+    private void refreshUsed(String node) {
+        int i = ledger.state().indexOf(node);
+        Resources u = boundRequests.getOrDefault(node, Resources.NONE);
+        for (var it = pinned.entrySet().iterator(); it.hasNext(); ) {
+            var e = it.next();
+            if (ledger.get(e.getKey()).isEmpty()) {
+                it.remove(); // released, expired or lost to another replica: its pod will not come here
+            } else if (e.getValue().node().equals(node)) {
+                u = u.plus(e.getValue().needs());
+            }
+        }
+        if (i >= 0) ledger.state().setUsed(i, u);
     }
 
     /** Forgets a node's capacity. Its entries stay recorded until the store drops them. */
     public void removeNode(String name) {
         synchronized (lock) {
             observed.forget(name);
+            boundRequests.remove(name);
             for (Reservation r : ledger.onNode(name)) {
                 if (!r.isAce()) ledger.release(r.id());
             }
@@ -205,6 +265,7 @@ public final class Allocator {
             released.ifPresent(r -> {
                 mirror.forget(r);
                 recharge(r.node());
+                refreshUsed(r.node());
             });
         }
         released.ifPresent(store::remove);
@@ -253,6 +314,13 @@ public final class Allocator {
         synchronized (lock) {
             return (int) ledger.all().stream()
                     .filter(r -> r.isAce() && r.pending() && namespace.equals(r.owner().namespace())).count();
+        }
+    }
+
+    /** Pending (not yet tied to a pod) ACE reservations made for pods of {@code namespace}, as a copy. */
+    public List<Reservation> pendingOf(String namespace) {
+        synchronized (lock) {
+            return ledger.all().stream().filter(r -> r.isAce() && r.pending() && namespace.equals(r.owner().namespace())).toList();
         }
     }
 

@@ -21,6 +21,9 @@ public final class ClusterState {
     private int[][] milliFree = new int[16][];
     private long[] cpuFree = new long[16];
     private int[] partial = new int[16];
+    /** Requests besides whole GPUs in use on each node: pods bound there plus pods ACE pinned there that are not bound yet. */
+    private Resources[] used = new Resources[16];
+    private int resourceTracked;
     private int size;
     private final Map<String, Integer> byName = new HashMap<>();
     private long membership;
@@ -48,6 +51,7 @@ public final class ClusterState {
             NodeInfo old = nodes[i];
             if (old.equals(info)) return i;
             nodes[i] = info;
+            resourceTracked += (info.tracksResources() ? 1 : 0) - (old.tracksResources() ? 1 : 0);
             long before = freeMask[i];
             if (old.gpuCount() != info.gpuCount()) resetCapacity(i, info);
             fire(i, before, freeMask[i]); // pool or board may have changed: indexes regroup the node
@@ -57,6 +61,8 @@ public final class ClusterState {
         if (size == nodes.length) grow();
         int i = size++;
         nodes[i] = info;
+        used[i] = Resources.NONE;
+        if (info.tracksResources()) resourceTracked++;
         resetCapacity(i, info);
         byName.put(info.name(), i);
         membership++;
@@ -69,7 +75,9 @@ public final class ClusterState {
         Integer i = byName.remove(name);
         if (i == null) return false;
         long before = freeMask[i];
+        if (nodes[i].tracksResources()) resourceTracked--;
         nodes[i] = null;
+        used[i] = Resources.NONE;
         freeMask[i] = 0;
         milliFree[i] = new int[0];
         cpuFree[i] = 0;
@@ -95,6 +103,7 @@ public final class ClusterState {
         milliFree = Arrays.copyOf(milliFree, n);
         cpuFree = Arrays.copyOf(cpuFree, n);
         partial = Arrays.copyOf(partial, n);
+        used = Arrays.copyOf(used, n);
     }
 
     /** One past the highest node index (holes included). */
@@ -109,6 +118,31 @@ public final class ClusterState {
     public int indexOf(String name) {
         Integer i = byName.get(name);
         return i == null ? -1 : i;
+    }
+
+    /** Requests besides whole GPUs in use on the node (pods bound there, pods pinned there not yet bound). */
+    public Resources used(int index) {
+        Resources u = used[index];
+        return u == null ? Resources.NONE : u;
+    }
+
+    /** Sets what is in use on the node besides whole GPUs. Fires no listener: the packer's index is keyed on GPUs only. */
+    public void setUsed(int index, Resources r) {
+        if (nodes[index] != null) used[index] = r == null ? Resources.NONE : r;
+    }
+
+    /** Live nodes that reported what they offer besides GPUs. */
+    public int resourceTrackedNodes() { return resourceTracked; }
+
+    /**
+     * kube-scheduler's NodeResourcesFit for everything but whole GPUs: the first resource of {@code need}
+     * that the node's allocatable does not hold at all ({@code free == false}) or does not hold beside what
+     * is in use there ({@code free == true}); null when it fits or the node reported no allocatable.
+     */
+    public String shortOf(int index, Resources need, boolean free) {
+        NodeInfo n = nodes[index];
+        if (n == null || need.isEmpty() || !n.tracksResources()) return null;
+        return (free ? n.allocatable().minus(used(index)) : n.allocatable()).firstShort(need);
     }
 
     /** GPUs with all 1000 milli free. */

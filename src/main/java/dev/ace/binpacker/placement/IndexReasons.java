@@ -12,7 +12,8 @@ import java.util.Map;
  * of per node: every filter but the pod's own label and taint checks is a property of the group
  * (pool, board) or the slot (free mask), and those two come as bitsets from
  * {@link ConstraintMatches}. Each node still gets exactly one reason, the first filter it fails,
- * in the packer's filter order. Only trace replay (CPU counted, a GPU model pinned) looks at
+ * in the packer's filter order. Only trace replay (CPU counted, a GPU model pinned) and pods whose
+ * other requests (memory, rdma/roce_gdr...) are checked against nodes that report allocatable look at
  * single nodes. At 12,500 nodes this is what keeps a gated TP8 pod from costing milliseconds
  * under the allocator lock (issue 10).
  */
@@ -40,7 +41,8 @@ final class IndexReasons {
     }
 
     private void group(IndexGroup g, ConstraintMatches.Match m, PlacementRequest r, boolean clique) {
-        if (!r.pools().contains(g.pool)) {
+        // The pod's own nodeSelector, affinity and taints first: a selector typo must read as one, not as "in pool X".
+        if (!r.pools().contains(g.pool) && m == null) {
             add(ReasonCode.WRONG_POOL, g.pool.label(), g.members);
             return;
         }
@@ -48,7 +50,8 @@ final class IndexReasons {
             add(ReasonCode.UNTOLERATED_TAINT, "", g.members);
             return;
         }
-        boolean perNode = r.gpuModel() != null || (r.cpuMilli() > 0 && g.scorer != null);
+        boolean perNode = r.gpuModel() != null || (r.cpuMilli() > 0 && g.scorer != null)
+                || (g.scorer != null && !r.needs().isEmpty() && state.resourceTrackedNodes() > 0);
         BitSet passingGroup = null;
         if (m != null) {
             // the pod's own constraints, for the whole group at once: most groups pass or fail them whole
@@ -58,6 +61,10 @@ final class IndexReasons {
             passing.and(m.tolerated());
             int sel = selected.cardinality(), pass = passing.cardinality();
             add(ReasonCode.NOT_SELECTED, "", g.members - sel);
+            if (!r.pools().contains(g.pool)) {
+                add(ReasonCode.WRONG_POOL, g.pool.label(), sel);
+                return;
+            }
             add(ReasonCode.UNTOLERATED_TAINT, "", sel - pass);
             if (pass == 0) return;
             if (pass < g.members || perNode) passingGroup = passing;
@@ -117,6 +124,10 @@ final class IndexReasons {
                 add(ReasonCode.NO_CLIQUE_ON_BOARD, Integer.toString(r.gpus()), 1);
             } else if (!n.topologyPolicy().canEverAdmit(n.board(), r.gpus())) {
                 add(ReasonCode.TOPOLOGY_POLICY, topologyDetail(n.topologyPolicy(), r), 1);
+            } else if (state.shortOf(i, r.needs(), false) != null) {
+                add(ReasonCode.RESOURCE_NOT_OFFERED, r.needs().render(state.shortOf(i, r.needs(), false)), 1);
+            } else if (state.shortOf(i, r.needs(), true) != null) {
+                add(ReasonCode.INSUFFICIENT_RESOURCE, r.needs().render(state.shortOf(i, r.needs(), true)), 1);
             } else if (r.cpuMilli() > 0 && n.cpuMilli() > 0 && state.cpuFree(i) < r.cpuMilli()) {
                 add(ReasonCode.INSUFFICIENT_CPU, r.cpuMilli() + "m", 1);
             } else if (r.isShare()) {

@@ -147,7 +147,7 @@ final class NodeIndex implements ClusterState.Listener {
         for (IndexGroup g : groups) {
             if (g.scorer == null || !r.pools().contains(g.pool) || g.board().largestClique() < r.gpus()) continue;
             for (int slot = 0; slot < g.slots; slot++) {
-                if (firstAllowed(g, slot, r) >= 0) return true;
+                if (firstAllowed(g, slot, r, false) >= 0) return true;
             }
         }
         return false;
@@ -284,18 +284,34 @@ final class NodeIndex implements ClusterState.Listener {
         return Integer.compare(left, bLeft);
     }
 
-    /** Lowest node of a slot the request's own constraints allow, or -1. */
-    private int firstAllowed(IndexGroup g, int slot, PlacementRequest r) {
+    /**
+     * Lowest node of a slot the request's own constraints allow and whose other resources hold what it
+     * requests besides GPUs (kube-scheduler's NodeResourcesFit; {@link ClusterState#shortOf}), or -1.
+     */
+    private int firstAllowed(IndexGroup g, int slot, PlacementRequest r) { return firstAllowed(g, slot, r, true); }
+
+    /** As {@link #firstAllowed(IndexGroup, int, PlacementRequest)}; with {@code checkFit == false} the pod's own constraints only. */
+    private int firstAllowed(IndexGroup g, int slot, PlacementRequest r, boolean checkFit) {
         BitSet nodes = g.nodes[slot];
+        boolean fit = checkFit && !r.needs().isEmpty() && state.resourceTrackedNodes() > 0;
         if (r.gpuModel() != null) {
             for (int i = nodes.nextSetBit(0); i >= 0; i = nodes.nextSetBit(i + 1)) {
-                if (Packer.staticallyAllowed(state.node(i), r)) return i;
+                if (Packer.staticallyAllowed(state.node(i), r) && (!fit || state.shortOf(i, r.needs(), true) == null)) return i;
             }
             return -1;
         }
-        if (r.constraints().isEmpty()) return g.tainted ? -1 : nodes.nextSetBit(0);
+        if (r.constraints().isEmpty()) {
+            if (g.tainted) return -1;
+            for (int i = nodes.nextSetBit(0); i >= 0; i = nodes.nextSetBit(i + 1)) {
+                if (!fit || state.shortOf(i, r.needs(), true) == null) return i;
+            }
+            return -1;
+        }
         ConstraintMatches.Match m = matches.of(r.constraints());
-        return nextCommon(nodes, m.selected(), m.tolerated(), 0);
+        for (int i = nextCommon(nodes, m.selected(), m.tolerated(), 0); i >= 0; i = nextCommon(nodes, m.selected(), m.tolerated(), i + 1)) {
+            if (!fit || state.shortOf(i, r.needs(), true) == null) return i;
+        }
+        return -1;
     }
 
     /** Smallest index >= from set in all three bitsets, or -1 (leapfrogging, no allocation). */

@@ -15,17 +15,36 @@ import java.util.Objects;
  * @param cpuMilli    allocatable CPU in millicores, 0 when CPU is not tracked (the webhook leaves CPU to kube-scheduler)
  * @param topologyPolicy the kubelet's Topology Manager policy: under {@code restricted} and
  *                    {@code single-numa-node} the packer offers only GPU sets the kubelet would admit
+ * @param allocatable what the node offers besides whole GPUs ({@code status.allocatable}: cpu, memory,
+ *                    ephemeral-storage, hugepages, pods, extended resources such as {@code rdma/roce_gdr});
+ *                    {@link Resources#NONE} when the node reported none, and then nothing but GPUs is checked
  */
 public record NodeInfo(String name, Pool pool, Map<String, String> labels, List<Taint> taints,
                        GpuBoard board, String boardSource, String gpuModel, long cpuMilli,
-                       TopologyManagerPolicy topologyPolicy) {
+                       TopologyManagerPolicy topologyPolicy, Resources allocatable) {
     public NodeInfo {
+        allocatable = allocatable == null ? Resources.NONE : allocatable;
         Objects.requireNonNull(name, "name");
         pool = pool == null ? Pool.GENERAL : pool;
         labels = labels == null ? Map.of() : Map.copyOf(labels);
         taints = taints == null ? List.of() : List.copyOf(taints);
         topologyPolicy = topologyPolicy == null ? TopologyManagerPolicy.NONE : topologyPolicy;
     }
+
+    /** A node whose allocatable besides GPUs is not known: only its GPUs are checked. */
+    public NodeInfo(String name, Pool pool, Map<String, String> labels, List<Taint> taints,
+                    GpuBoard board, String boardSource, String gpuModel, long cpuMilli,
+                    TopologyManagerPolicy topologyPolicy) {
+        this(name, pool, labels, taints, board, boardSource, gpuModel, cpuMilli, topologyPolicy, Resources.NONE);
+    }
+
+    /** The same node offering {@code a} besides its GPUs. */
+    public NodeInfo withAllocatable(Resources a) {
+        return new NodeInfo(name, pool, labels, taints, board, boardSource, gpuModel, cpuMilli, topologyPolicy, a);
+    }
+
+    /** True when the node said what it offers besides GPUs, so a pod's other requests are checked against it. */
+    public boolean tracksResources() { return !allocatable.isEmpty(); }
 
     /** A node whose kubelet aligns nothing (Topology Manager policy {@code none}, the kubelet default). */
     public NodeInfo(String name, Pool pool, Map<String, String> labels, List<Taint> taints,

@@ -114,6 +114,7 @@ public final class Packer {
             NodeInfo n = state.node(i);
             if (n == null || n.board() == null || !staticallyAllowed(n, r)) continue;
             if (r.cpuMilli() > 0 && n.cpuMilli() > 0 && state.cpuFree(i) < r.cpuMilli()) continue;
+            if (state.shortOf(i, r.needs(), true) != null) continue;
             int rank = config.poolPreferenceStrict() ? r.pools().indexOf(n.pool()) : 0;
             BoardScorer s = scorer(n);
             long free = state.freeMask(i);

@@ -15,11 +15,14 @@ import java.util.Objects;
  * @param cpuMilli    CPU the pod needs, 0 when not tracked
  * @param gpuModel    GPU product the pod is pinned to, null for any
  * @param owner       whom a reservation made for this request belongs to ({@link Reservation.Owner#NONE} in trace replay)
+ * @param needs       what the pod requests besides whole GPUs (cpu, memory, rdma/roce_gdr...), checked against each
+ *                    node's allocatable minus what is in use there ({@link ClusterState#shortOf}); NONE for nothing
  */
 public record PlacementRequest(String id, WorkloadClass workloadClass, int gpus, int milliPerGpu, int tp,
                                List<Pool> pools, NodeConstraints constraints, long cpuMilli, String gpuModel,
-                               Reservation.Owner owner) {
+                               Reservation.Owner owner, Resources needs) {
     public PlacementRequest {
+        needs = needs == null ? Resources.NONE : needs;
         Objects.requireNonNull(id, "id");
         workloadClass = workloadClass == null ? WorkloadClass.UNKNOWN : workloadClass;
         if (gpus < 1) throw new IllegalArgumentException("a placement needs at least one GPU, got " + gpus);
@@ -31,6 +34,13 @@ public record PlacementRequest(String id, WorkloadClass workloadClass, int gpus,
         owner = owner == null ? Reservation.Owner.NONE : owner;
     }
 
+    /** A request that checks nothing but GPUs (and CPU when tracked). */
+    public PlacementRequest(String id, WorkloadClass workloadClass, int gpus, int milliPerGpu, int tp,
+                            List<Pool> pools, NodeConstraints constraints, long cpuMilli, String gpuModel,
+                            Reservation.Owner owner) {
+        this(id, workloadClass, gpus, milliPerGpu, tp, pools, constraints, cpuMilli, gpuModel, owner, Resources.NONE);
+    }
+
     /** A request with no recorded owner (trace replay, probes). */
     public PlacementRequest(String id, WorkloadClass workloadClass, int gpus, int milliPerGpu, int tp,
                             List<Pool> pools, NodeConstraints constraints, long cpuMilli, String gpuModel) {
@@ -39,7 +49,12 @@ public record PlacementRequest(String id, WorkloadClass workloadClass, int gpus,
 
     /** The same request on behalf of {@code owner}. */
     public PlacementRequest ownedBy(Reservation.Owner o) {
-        return new PlacementRequest(id, workloadClass, gpus, milliPerGpu, tp, pools, constraints, cpuMilli, gpuModel, o);
+        return new PlacementRequest(id, workloadClass, gpus, milliPerGpu, tp, pools, constraints, cpuMilli, gpuModel, o, needs);
+    }
+
+    /** The same request, also needing {@code r} besides its GPUs. */
+    public PlacementRequest needing(Resources r) {
+        return new PlacementRequest(id, workloadClass, gpus, milliPerGpu, tp, pools, constraints, cpuMilli, gpuModel, owner, r);
     }
 
     /** Whole GPUs that must be pairwise NVLinked where the allowed nodes can offer that. */

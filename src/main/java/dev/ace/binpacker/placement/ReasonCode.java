@@ -14,7 +14,11 @@ public enum ReasonCode {
     TOO_FEW_FREE_GPUS("have fewer than %s free GPUs"),
     NO_FREE_CLIQUE("have fewer than %s free GPUs in one NVLink clique"),
     NO_GPU_SHARE("have no GPU with %s milli-GPU free"),
-    INSUFFICIENT_CPU("have less than %s free CPU");
+    INSUFFICIENT_CPU("have less than %s free CPU"),
+    /** The node's allocatable does not hold the pod's request of another resource at all (rdma/roce_gdr on a node without RDMA). */
+    RESOURCE_NOT_OFFERED("offer less than %s in all"),
+    /** The node's allocatable minus what its pods request does not hold the pod's request (kube-scheduler: "Insufficient memory"). */
+    INSUFFICIENT_RESOURCE("have less than %s free");
 
     private final String template;
 

@@ -36,6 +36,8 @@ public class AdmissionEndpoint {
     Metrics metrics;
     @Inject
     WorkloadAdmission workloads;
+    @Inject
+    ReviewBudget budget;
 
     /** @param webhook {@code mutate}, {@code validate} or {@code validate-workloads} */
     public Reply answer(String webhook, String contentType, byte[] body) {
@@ -63,7 +65,7 @@ public class AdmissionEndpoint {
             return reject(webhook, t0, e.status(), e.getMessage());
         }
         try {
-            ObjectNode out = codec.complete(request.uid(), request.apiVersion(), handler.apply(request));
+            ObjectNode out = codec.complete(request.uid(), request.apiVersion(), budget.within(request, handler, t0));
             return new Reply(200, out.toString());
         } catch (RuntimeException e) {
             LOG.errorf(e, "%s failed for request uid=%s (%s %s/%s)", webhook, request.uid(), request.operation(),

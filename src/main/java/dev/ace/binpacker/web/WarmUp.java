@@ -30,7 +30,7 @@ import org.jboss.logging.Logger;
  * Readiness waits until the HTTPS handler has answered dry-run AdmissionReviews posted to itself over
  * TLS and HTTP/2, as the API server calls it: on a real cluster 10 of 50 concurrent pods failed open
  * right after start (5 s webhook timeout) while the handler was never slow once warm. Dry-run reserves
- * nothing; the requests are counted in the admission metrics with {@code dry_run="true"}.
+ * nothing, and none of the warm-up's requests is counted in the admission or placement metrics users read.
  */
 @ApplicationScoped
 public class WarmUp {
@@ -41,6 +41,9 @@ public class WarmUp {
 
     @Inject
     AdmissionEndpoint endpoint;
+
+    @Inject
+    dev.ace.binpacker.observability.MicrometerMetrics metrics;
 
     /** Dry-run reviews posted before readiness goes up: enough for the JIT to compile the TLS and admission path. */
     @ConfigProperty(name = "ace.warm-up.requests", defaultValue = "200")
@@ -64,6 +67,15 @@ public class WarmUp {
     }
 
     void run(int port) {
+        metrics.warmingUp(true);
+        try {
+            warm(port);
+        } finally {
+            metrics.warmingUp(false);
+        }
+    }
+
+    private void warm(int port) {
         byte[] review = template();
         for (int attempt = 0; ; attempt++) {
             try {

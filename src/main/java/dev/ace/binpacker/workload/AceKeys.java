@@ -50,4 +50,7 @@ public final class AceKeys {
     public static final String LEDGER_VERSION = "v1alpha1";
     public static final String LEDGER_KIND = "GpuLedger";
     public static final String LEDGER_PLURAL = "gpuledgers";
+    /** The node agent's per-node report object (deploy/gpunodereport-crd.yaml); name = node name. */
+    public static final String REPORT_KIND = "GpuNodeReport";
+    public static final String REPORT_PLURAL = "gpunodereports";
 }

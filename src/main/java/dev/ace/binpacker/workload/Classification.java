@@ -14,7 +14,7 @@ import java.util.List;
  * @param nnodes         nodes the TP group spans (1 unless a multi-node rank)
  * @param gpuMemoryMiB   the {@code ace.dev/gpu-memory} annotation in MiB, 0 when absent
  * @param alreadySliced  the pod also asks for a MIG or MPS resource (informational: slices never excuse whole GPUs)
- * @param batchOwned     a Job or CronJob owns the pod (or it carries a job-name label), whatever its class label says:
+ * @param batchOwned     a batch controller owns the pod (Job, CronJob, Kubeflow, Ray, Argo, JobSet, Volcano; or its label), whatever its class label says:
  *                       a label changes the class, never the shapes a batch job may take
  * @param notes          things a user should hear about (wrong TP flags, assumptions), each short
  */
@@ -27,6 +27,15 @@ public record Classification(WorkloadClass workloadClass, String kind, String ev
     /** Class and kind in words, "batch job" or "evaluation"; once when the kind only repeats the class ("batch", not "batch batch"). */
     public String what() {
         return kind.equals(workloadClass.label()) ? kind : workloadClass.label() + " " + kind;
+    }
+
+    /**
+     * An inference or embedding server ACE identified (by its label, image or flags) that no batch controller owns: the
+     * only pods that may take the reserve of free 8-cliques or a lone GPU of a clean clique. Every other pod with whole
+     * GPUs, UNKNOWN included, obeys the shape rules of batch work (DESIGN "Classification is conservative").
+     */
+    public boolean identifiedServer() {
+        return !batchOwned && (workloadClass == WorkloadClass.INFERENCE || workloadClass == WorkloadClass.EMBEDDING);
     }
 
     /** A rank of a TP group that spans several nodes (one or a few GPUs per pod). */

@@ -33,13 +33,17 @@ public final class Classifier {
         Map<String, String> labels = labels(pod);
         Map<String, String> annotations = annotations(pod);
         List<CommandLine> lines = commandLines(pod);
+        if (lines.stream().anyMatch(CommandLine::truncated) || lines.size() == MAX_CONTAINERS) {
+            notes.add("command line longer than ACE reads (" + CommandLine.MAX_CHARS / 1024 + " KiB, " + CommandLine.MAX_TOKENS
+                    + " words per container); the rest is not evidence");
+        }
 
         WorkloadClass cls;
         String kind;
         String evidence;
         Optional<WorkloadClass> explicit = WorkloadClass.fromLabel(labels.get(AceKeys.WORKLOAD_CLASS));
         if (labels.containsKey(AceKeys.WORKLOAD_CLASS) && explicit.isEmpty()) {
-            notes.add("label " + AceKeys.WORKLOAD_CLASS + "=" + labels.get(AceKeys.WORKLOAD_CLASS) + " is not a class; ignored");
+            notes.add("label " + AceKeys.WORKLOAD_CLASS + "=" + Clip.of(labels.get(AceKeys.WORKLOAD_CLASS)) + " is not a class; ignored");
         }
         String owner = batchOwner(pod, labels);
         if (explicit.isPresent()) {
@@ -50,6 +54,11 @@ public final class Classifier {
             cls = WorkloadClass.BATCH;
             kind = batchKind(lines);
             evidence = "owner " + owner;
+        } else if (servingController(labels) != null) {
+            // KServe's controllers make only serving pods; their image may come from a runtime or config ACE does not read.
+            cls = WorkloadClass.INFERENCE;
+            kind = isEmbedding(lines) ? "embedding-server" : "server";
+            evidence = servingController(labels) + (server(lines) != null ? ", LLM server " + server(lines) : "");
         } else if (isNotebook(labels, lines)) {
             cls = WorkloadClass.INTERACTIVE;
             kind = "notebook";
@@ -64,7 +73,7 @@ public final class Classifier {
             evidence = "LLM server " + server(lines);
         } else {
             cls = WorkloadClass.UNKNOWN;
-            kind = "unknown";
+            kind = "pod";
             evidence = "no label, owner, notebook sign or known server";
         }
 
@@ -96,7 +105,7 @@ public final class Classifier {
                 // falls through to the error below
             }
             throw new InvalidPodException("metadata.annotations[\"" + AceKeys.TENSOR_PARALLEL + "\"]",
-                    "'" + a + "' is not a tensor-parallel degree (1.." + GpuCount.MAX_GPUS_PER_POD + ")");
+                    "'" + Clip.of(a) + "' is not a tensor-parallel degree (1.." + GpuCount.MAX_GPUS_PER_POD + ")");
         }
         OptionalInt flag = OptionalInt.empty();
         for (CommandLine l : lines) {
@@ -131,20 +140,57 @@ public final class Classifier {
         String field = "metadata.annotations[\"" + AceKeys.GPU_MEMORY + "\"]";
         try {
             BigDecimal bytes = Quantity.getAmountInBytes(new Quantity(v.trim()));
-            if (bytes.signum() <= 0) throw new InvalidPodException(field, "'" + v + "' must be a positive memory size such as 12Gi");
+            if (bytes.signum() <= 0) throw new InvalidPodException(field, "'" + Clip.of(v) + "' must be a positive memory size such as 12Gi");
             return bytes.divide(BigDecimal.valueOf(1024L * 1024L), java.math.RoundingMode.CEILING).longValueExact();
         } catch (IllegalArgumentException | ArithmeticException e) {
-            throw new InvalidPodException(field, "'" + v + "' is not a memory size such as 12Gi");
+            throw new InvalidPodException(field, "'" + Clip.of(v) + "' is not a memory size such as 12Gi");
         }
     }
 
+    /**
+     * The batch controller that owns the pod, or null. Job and CronJob, and the ecosystem's training and batch
+     * controllers, which create pods themselves or through Jobs: a label may move such a pod between classes, never
+     * past the shape rules of batch work ({@link Classification#identifiedServer}).
+     */
     private static String batchOwner(Pod pod, Map<String, String> labels) {
+        // KubeRay labels the pods of a RayService's clusters ray.io/serve (its serve Service selects them): serving,
+        // not batch, though a RayCluster owns them as it owns a RayJob's. Their command line decides their class.
+        boolean rayServing = labels.containsKey(RAY_SERVE_LABEL);
         if (pod.getMetadata() != null && pod.getMetadata().getOwnerReferences() != null) {
             for (OwnerReference o : pod.getMetadata().getOwnerReferences()) {
-                if ("Job".equals(o.getKind()) || "CronJob".equals(o.getKind())) return o.getKind();
+                String kind = o.getKind() == null ? "" : o.getKind();
+                String group = o.getApiVersion() == null ? "" : o.getApiVersion().split("/", 2)[0];
+                if ("Job".equals(kind) || "CronJob".equals(kind)) return kind;
+                if (rayServing && "ray.io".equals(group) && "RayCluster".equals(kind)) continue;
+                if (BATCH_GROUPS.contains(group) && BATCH_KINDS.contains(kind)) return kind + " (" + group + ")";
             }
         }
         if (labels.containsKey("batch.kubernetes.io/job-name") || labels.containsKey("job-name")) return "Job";
+        for (String key : BATCH_LABELS) {
+            if (rayServing && key.equals("ray.io/cluster")) continue;
+            if (labels.containsKey(key)) return "label " + key;
+        }
+        return null;
+    }
+
+    /** The label KubeRay puts on the pods of a RayService's Ray clusters. */
+    static final String RAY_SERVE_LABEL = "ray.io/serve";
+
+    /** API groups of the training and batch controllers whose pods are batch work (issue 17). */
+    static final Set<String> BATCH_GROUPS = Set.of("kubeflow.org", "trainer.kubeflow.org", "ray.io", "argoproj.io",
+            "jobset.x-k8s.io", "batch.volcano.sh", "flow.volcano.sh");
+    /** Kinds of those groups that own pods (or the Jobs that own them). */
+    static final Set<String> BATCH_KINDS = Set.of("PyTorchJob", "MPIJob", "TFJob", "XGBoostJob", "PaddleJob", "JAXJob",
+            "MXJob", "TrainJob", "RayJob", "RayCluster", "Workflow", "CronWorkflow", "WorkflowTemplate", "JobSet", "Job",
+            "JobFlow");
+    /** Labels those controllers put on every pod they create (a tenant may add one: it only makes the pod batch). */
+    static final List<String> BATCH_LABELS = List.of("training.kubeflow.org/job-name", "trainer.kubeflow.org/trainjob-ancestor-step", "jobset.sigs.k8s.io/jobset-name",
+            "ray.io/cluster", "workflows.argoproj.io/workflow", "volcano.sh/job-name");
+
+    /** The serving controller whose labels the pod carries (KServe InferenceService, LLMInferenceService), or null. */
+    static String servingController(Map<String, String> labels) {
+        if (labels.containsKey("serving.kserve.io/inferenceservice")) return "KServe InferenceService";
+        if ("llminferenceservice".equals(labels.get("app.kubernetes.io/part-of"))) return "KServe LLMInferenceService";
         return null;
     }
 
@@ -197,11 +243,17 @@ public final class Classifier {
         return "job";
     }
 
+    /** Containers whose command lines are read (issue 17: the classifier's work is bounded whatever the pod). */
+    static final int MAX_CONTAINERS = 64;
+
     private static List<CommandLine> commandLines(Pod pod) {
         List<CommandLine> out = new ArrayList<>();
         if (pod.getSpec() == null) return out;
         if (pod.getSpec().getContainers() != null) {
-            for (Container c : pod.getSpec().getContainers()) out.add(CommandLine.of(c));
+            for (Container c : pod.getSpec().getContainers()) {
+                if (out.size() == MAX_CONTAINERS) break;
+                out.add(CommandLine.of(EnvExpansion.expand(c)));
+            }
         }
         return out;
     }

@@ -13,53 +13,138 @@ import java.util.Set;
  * A container's image, command line and environment, flattened for flag lookups. Arguments that
  * hold a whole shell script ({@code sh -c "vllm serve m --tp 4"}) are split into words too, since
  * that is how most Helm charts start servers.
+ *
+ * <p>Bounded work (issue 17: 200,000 {@code '} after {@code --tp} once cost 9 s per review): every
+ * step is linear in what it reads, and it reads at most {@link #MAX_CHARS} characters of command
+ * and arguments, {@link #MAX_TOKENS} words and {@link #MAX_ENV} environment variables of a
+ * container. A server's command line is a few hundred characters; what lies past the caps is not
+ * evidence, and a pod ACE does not recognise as a server obeys the shape rules of batch work, so
+ * hiding a flag past them buys nothing.
  */
 public final class CommandLine {
+    /** Characters of command and arguments read per container. */
+    public static final int MAX_CHARS = 64 * 1024;
+    /** Words kept per container. */
+    public static final int MAX_TOKENS = 2048;
+    /** Environment variables read per container. */
+    public static final int MAX_ENV = 256;
+    /** Characters of an environment value kept. */
+    static final int MAX_ENV_VALUE = 256;
+
     private final String image;
     private final List<String> tokens;
+    private final List<String> lower;
+    private final Set<String> tokenSet;
     private final Map<String, String> env;
+    private final boolean truncated;
 
-    private CommandLine(String image, List<String> tokens, Map<String, String> env) {
+    private CommandLine(String image, List<String> tokens, Map<String, String> env, boolean truncated) {
         this.image = image;
         this.tokens = tokens;
+        List<String> l = new ArrayList<>(tokens.size());
+        for (String t : tokens) l.add(t.toLowerCase(Locale.ROOT));
+        this.lower = List.copyOf(l);
+        this.tokenSet = Set.copyOf(tokens);
         this.env = env;
+        this.truncated = truncated;
     }
 
     public static CommandLine of(Container c) {
-        List<String> tokens = new ArrayList<>();
-        addAll(tokens, c.getCommand());
-        addAll(tokens, c.getArgs());
+        Words words = new Words();
+        words.addAll(c.getCommand());
+        words.addAll(c.getArgs());
         Map<String, String> env = new java.util.HashMap<>();
+        boolean truncated = words.truncated;
         if (c.getEnv() != null) {
+            int n = 0;
             for (EnvVar e : c.getEnv()) {
-                if (e.getName() != null && e.getValue() != null) env.put(e.getName(), e.getValue());
-            }
-        }
-        String image = c.getImage() == null ? "" : c.getImage().toLowerCase(Locale.ROOT);
-        return new CommandLine(image, List.copyOf(tokens), Map.copyOf(env));
-    }
-
-    private static void addAll(List<String> out, List<String> words) {
-        if (words == null) return;
-        for (String w : words) {
-            if (w == null) continue;
-            if (w.indexOf(' ') >= 0 || w.indexOf('\n') >= 0 || w.indexOf('\t') >= 0) {
-                for (String part : w.split("[\\s;&|]+")) {
-                    String t = strip(part);
-                    if (!t.isEmpty()) out.add(t);
+                if (++n > MAX_ENV) {
+                    truncated = true;
+                    break;
                 }
-            } else {
-                out.add(w);
+                if (e.getName() == null || e.getValue() == null) continue;
+                String v = e.getValue();
+                env.put(e.getName(), v.length() > MAX_ENV_VALUE ? v.substring(0, MAX_ENV_VALUE) : v);
             }
+        }
+        String image = c.getImage() == null ? "" : c.getImage();
+        if (image.length() > MAX_ENV_VALUE) image = image.substring(0, MAX_ENV_VALUE);
+        return new CommandLine(image.toLowerCase(Locale.ROOT), List.copyOf(words.out), Map.copyOf(env), truncated);
+    }
+
+    /** True when a cap cut what was read: the rest of the command line is not evidence. */
+    public boolean truncated() { return truncated; }
+
+    /** Words of a command line within the caps: one pass over each character read. */
+    private static final class Words {
+        final List<String> out = new ArrayList<>();
+        int chars;
+        boolean truncated;
+
+        void addAll(List<String> words) {
+            if (words == null) return;
+            for (String w : words) {
+                if (w == null) continue;
+                if (chars >= MAX_CHARS || out.size() >= MAX_TOKENS) {
+                    truncated = true;
+                    return;
+                }
+                int len = Math.min(w.length(), MAX_CHARS - chars);
+                if (len < w.length()) truncated = true;
+                chars += len;
+                if (hasSpace(w, len)) split(w, len);
+                else add(w.substring(0, len));
+            }
+        }
+
+        private static boolean hasSpace(String w, int len) {
+            for (int i = 0; i < len; i++) {
+                char ch = w.charAt(i);
+                if (ch == ' ' || ch == '\n' || ch == '\t') return true;
+            }
+            return false;
+        }
+
+        /** A shell script as words: split at whitespace and {@code ; & |}, quotes and backslashes stripped at both ends. */
+        private void split(String w, int len) {
+            int i = 0;
+            while (i < len) {
+                while (i < len && separator(w.charAt(i))) i++;
+                int start = i;
+                while (i < len && !separator(w.charAt(i))) i++;
+                if (i > start) {
+                    String t = strip(w, start, i);
+                    if (!t.isEmpty()) add(t);
+                    if (truncated) return;
+                }
+            }
+        }
+
+        private void add(String t) {
+            if (out.size() >= MAX_TOKENS) {
+                truncated = true;
+                return;
+            }
+            out.add(t);
+        }
+
+        private static boolean separator(char ch) {
+            return Character.isWhitespace(ch) || ch == ';' || ch == '&' || ch == '|';
         }
     }
 
-    private static String strip(String s) {
-        String t = s;
-        while (!t.isEmpty() && (t.charAt(0) == '"' || t.charAt(0) == '\'' || t.charAt(0) == '\\')) t = t.substring(1);
-        while (!t.isEmpty() && (t.endsWith("\"") || t.endsWith("'") || t.endsWith("\\"))) t = t.substring(0, t.length() - 1);
-        return t;
+    /** {@code s[from, to)} without leading and trailing quotes and backslashes: index moves only, linear. */
+    static String strip(String s, int from, int to) {
+        int a = from;
+        int b = to;
+        while (a < b && quote(s.charAt(a))) a++;
+        while (b > a && quote(s.charAt(b - 1))) b--;
+        return s.substring(a, b);
     }
+
+    static String strip(String s) { return strip(s, 0, s.length()); }
+
+    private static boolean quote(char ch) { return ch == '"' || ch == '\'' || ch == '\\'; }
 
     public String image() { return image; }
 
@@ -100,14 +185,14 @@ public final class CommandLine {
         return null;
     }
 
-    public boolean hasToken(String token) { return tokens.contains(token); }
+    public boolean hasToken(String token) { return tokenSet.contains(token); }
 
     /** True when the image or any word contains one of the fragments (lower case). */
     public boolean mentions(String... fragments) {
         for (String f : fragments) {
             if (image.contains(f)) return true;
-            for (String t : tokens) {
-                if (t.toLowerCase(Locale.ROOT).contains(f)) return true;
+            for (String t : lower) {
+                if (t.contains(f)) return true;
             }
         }
         return false;

@@ -122,7 +122,7 @@ public record GpuCount(int effective, int[] perContainer, boolean alreadySliced)
         String text = (q.getAmount() == null ? "" : q.getAmount()) + (q.getFormat() == null ? "" : q.getFormat());
         text = text.trim();
         if (!WHOLE.matcher(text).matches()) {
-            throw new InvalidPodException(field, "'" + text + "' is not a whole number of GPUs");
+            throw new InvalidPodException(field, "'" + Clip.of(text) + "' is not a whole number of GPUs");
         }
         int n;
         try {

@@ -17,21 +17,54 @@ import java.util.Map;
  * message its pods would get. Pure: no I/O.
  */
 public final class WorkloadPods {
+    /** Kubeflow training operator kinds and the field of their replica specs. */
+    public static final Map<String, String> TRAINING_OPERATOR = Map.of("PyTorchJob", "pytorchReplicaSpecs", "TFJob", "tfReplicaSpecs",
+            "MPIJob", "mpiReplicaSpecs", "XGBoostJob", "xgbReplicaSpecs", "PaddleJob", "paddleReplicaSpecs", "JAXJob", "jaxReplicaSpecs");
+
     /** Kinds with pod templates, by kind: the API group ("" would be core). */
-    public static final Map<String, String> KINDS = Map.of("Deployment", "apps", "StatefulSet", "apps", "ReplicaSet", "apps",
-            "Job", "batch", "CronJob", "batch", "LeaderWorkerSet", "leaderworkerset.x-k8s.io");
+    public static final Map<String, String> KINDS = kinds();
     static final String LWS_PREFIX = "leaderworkerset.sigs.k8s.io/";
+
+    private static Map<String, String> kinds() {
+        Map<String, String> m = new java.util.LinkedHashMap<>();
+        for (String k : List.of("Deployment", "StatefulSet", "ReplicaSet")) m.put(k, "apps");
+        for (String k : List.of("Job", "CronJob")) m.put(k, "batch");
+        m.put("LeaderWorkerSet", "leaderworkerset.x-k8s.io");
+        m.put("InferenceService", "serving.kserve.io");
+        m.put("LLMInferenceService", "serving.kserve.io");
+        for (String k : List.of("RayCluster", "RayService", "RayJob")) m.put(k, "ray.io");
+        m.put("JobSet", "jobset.x-k8s.io");
+        for (String k : List.of("TrainJob", "TrainingRuntime", "ClusterTrainingRuntime")) m.put(k, "trainer.kubeflow.org");
+        for (String k : TRAINING_OPERATOR.keySet()) m.put(k, "kubeflow.org");
+        for (String k : List.of("Workflow", "WorkflowTemplate", "ClusterWorkflowTemplate", "CronWorkflow")) m.put(k, "argoproj.io");
+        return java.util.Collections.unmodifiableMap(m);
+    }
 
     private WorkloadPods() {}
 
     /**
+     * Pods of one replica of a multi-pod group (LeaderWorkerSet, multi-node KServe, KubeRay multi-host
+     * worker groups, JobSet replicated jobs, training operator jobs, multi-node TrainJobs).
+     *
+     * @param controller whose group it is, "LeaderWorkerSet"
+     * @param size       pods per group
+     * @param groups     groups the object asks for
+     * @param from       the field the size is read from
+     */
+    public record Group(String controller, int size, int groups, String from) {}
+
+    /**
      * One pod as a controller would create it.
      *
-     * @param role     {@code pod} for a Pod itself, {@code template}, or {@code leader} / {@code worker} of a LeaderWorkerSet
+     * @param role     {@code pod} for a Pod itself, {@code template}, or the controller's word: {@code leader} /
+     *                 {@code worker} of a LeaderWorkerSet, {@code head}, {@code predictor}, a replicated job's name...
      * @param template JSON pointer of the pod template inside the object ({@code ""} for a Pod)
-     * @param replicas pods created from this template ({@code spec.replicas}, {@code parallelism}, group size), at least 1
+     * @param replicas pods created from this template in all ({@code spec.replicas}, {@code parallelism}, groups x ranks), at least 1
+     * @param group    the multi-pod group its pods are ranks of, null when each pod stands alone
      */
-    public record TemplatePod(String role, String template, int replicas, Pod pod) {}
+    public record TemplatePod(String role, String template, int replicas, Pod pod, Group group) {
+        public TemplatePod(String role, String template, int replicas, Pod pod) { this(role, template, replicas, pod, null); }
+    }
 
     /** Is {@code kind} a workload whose pod templates ACE judges (Pods excluded)? */
     public static boolean isWorkload(String kind) { return KINDS.containsKey(kind); }
@@ -39,7 +72,7 @@ public final class WorkloadPods {
     /** The pod templates of a workload object as JSON, by pointer: what an UPDATE must change for ACE to judge again. */
     public static Map<String, JsonNode> templates(JsonNode object) {
         Map<String, JsonNode> out = new java.util.LinkedHashMap<>();
-        for (String p : pointers(object.path("kind").asText(""), object)) out.put(p, object.at(p));
+        for (ControllerTemplates.Source p : ControllerTemplates.of(object.path("kind").asText(""), object)) out.put(p.pointer(), object.at(p.pointer()));
         return out;
     }
 
@@ -54,61 +87,25 @@ public final class WorkloadPods {
         if (!isWorkload(kind)) {
             throw new IllegalArgumentException(kind.isEmpty() ? "a document without kind" : kind + " has no pod template");
         }
-        List<String> pointers = pointers(kind, object);
-        if (pointers.isEmpty()) throw new IllegalArgumentException("a " + kind + " without a pod template at " + expected(kind));
+        List<ControllerTemplates.Source> sources = ControllerTemplates.of(kind, object);
+        if (sources.isEmpty()) throw new IllegalArgumentException("a " + kind + " without a pod template at " + ControllerTemplates.expected(kind));
         List<TemplatePod> out = new ArrayList<>();
-        for (String p : pointers) {
-            String role = kind.equals("LeaderWorkerSet") ? (p.endsWith("leaderTemplate") ? "leader" : "worker") : "template";
-            JsonNode t = object.at(p);
-            if (!t.isObject()) throw new IllegalArgumentException(kind + " " + p + " is not a pod template");
-            ObjectNode pod = t.deepCopy();
+        for (ControllerTemplates.Source src : sources) {
+            JsonNode t = object.at(src.pointer());
+            if (!t.isObject()) throw new IllegalArgumentException(kind + " " + src.pointer() + " is not a pod template");
+            ObjectNode pod = TemplateShapes.podOf(src, object, mapper);
             pod.put("apiVersion", "v1");
             pod.put("kind", "Pod");
             ObjectNode meta = pod.has("metadata") && pod.get("metadata").isObject() ? (ObjectNode) pod.get("metadata") : pod.putObject("metadata");
             String ns = object.at("/metadata/namespace").asText("");
             if (!ns.isEmpty()) meta.put("namespace", ns);
-            ControllerMetadata.add(kind, role, object, meta);
-            out.add(new TemplatePod(role, p, replicas(kind, role, object), toPod(pod, mapper, kind)));
+            ControllerMetadata.add(kind, src.role(), object, meta);
+            if (kind.equals("LeaderWorkerSet")) TemplateShapes.lwsEnv(pod, object, src.role());
+            ControllerTemplates.Group g = src.group();
+            out.add(new TemplatePod(src.role(), src.pointer(), src.replicas(), toPod(pod, mapper, kind),
+                    g == null ? null : new Group(g.controller(), g.size(), g.groups(), g.from())));
         }
         return out;
-    }
-
-    private static List<String> pointers(String kind, JsonNode o) {
-        List<String> out = new ArrayList<>();
-        switch (kind) {
-            case "CronJob" -> add(out, o, "/spec/jobTemplate/spec/template");
-            case "LeaderWorkerSet" -> {
-                add(out, o, "/spec/leaderWorkerTemplate/leaderTemplate");
-                add(out, o, "/spec/leaderWorkerTemplate/workerTemplate");
-            }
-            case "Deployment", "StatefulSet", "ReplicaSet", "Job" -> add(out, o, "/spec/template");
-            default -> { }
-        }
-        return out;
-    }
-
-    private static void add(List<String> out, JsonNode o, String pointer) {
-        if (!o.at(pointer).isMissingNode() && !o.at(pointer).isNull()) out.add(pointer);
-    }
-
-    private static String expected(String kind) {
-        return switch (kind) {
-            case "CronJob" -> "spec.jobTemplate.spec.template";
-            case "LeaderWorkerSet" -> "spec.leaderWorkerTemplate.workerTemplate";
-            default -> "spec.template";
-        };
-    }
-
-    private static int replicas(String kind, String role, JsonNode o) {
-        int n = switch (kind) {
-            case "Job" -> o.at("/spec/parallelism").asInt(1);
-            case "CronJob" -> o.at("/spec/jobTemplate/spec/parallelism").asInt(1);
-            // Without a leaderTemplate the leader is made from the worker template too.
-            case "LeaderWorkerSet" -> o.at("/spec/replicas").asInt(1) * (role.equals("leader") ? 1
-                    : Math.max(1, o.at("/spec/leaderWorkerTemplate/size").asInt(1) - (o.at("/spec/leaderWorkerTemplate/leaderTemplate").isObject() ? 1 : 0)));
-            default -> o.at("/spec/replicas").asInt(1);
-        };
-        return Math.max(1, n);
     }
 
     private static Pod toPod(ObjectNode pod, ObjectMapper mapper, String kind) {

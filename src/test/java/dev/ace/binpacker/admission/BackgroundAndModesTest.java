@@ -113,9 +113,25 @@ class BackgroundAndModesTest {
     }
 
     @Test
-    void an_unclassifiable_gpu_pod_is_admitted_untouched_with_a_warning() {
+    void an_unclassifiable_gpu_pod_keeps_its_resources_and_pool_but_its_whole_gpus_are_placed_as_batch_shapes() {
         EngineFixture f = EngineFixture.small();
-        AdmissionResult r = f.mutate(Pods.gpuPod("nvcr.io/nvidia/pytorch:24.05-py3", "[python, x.py]", "2", null));
+        Pod pod = Pods.gpuPod("nvcr.io/nvidia/pytorch:24.05-py3", "[python, x.py]", "2", null);
+        AdmissionResult r = f.mutate(pod);
+        assertTrue(r.allowed());
+        assertTrue(r.warnings().get(0).contains(AceKeys.WORKLOAD_CLASS), r.warnings().toString());
+        Pod out = f.patched(pod, r);
+        assertEquals(pod.getSpec().getContainers().get(0).getResources(), out.getSpec().getContainers().get(0).getResources(),
+                "never rewritten to a slice");
+        assertTrue(out.getSpec().getNodeSelector() == null || out.getSpec().getNodeSelector().isEmpty(), "never moved to another pool by selector");
+        assertTrue(out.getMetadata().getAnnotations().get(AceKeys.DECISION).startsWith("reserved aligned 2 GPUs"),
+                out.getMetadata().getAnnotations().toString());
+    }
+
+    @Test
+    void an_unclassifiable_pod_that_cannot_reach_pool_inference_is_left_untouched_with_a_warning() {
+        EngineFixture f = EngineFixture.small();
+        AdmissionResult r = f.mutate(Pods.gpuPod("nvcr.io/nvidia/pytorch:24.05-py3", "[python, x.py]", "3",
+                "nodeSelector: {nvidia.com/gpu.product: NVIDIA-L40S}"));
         assertTrue(r.allowed());
         assertNull(r.patch());
         assertTrue(r.warnings().get(0).contains(AceKeys.WORKLOAD_CLASS));

@@ -78,19 +78,46 @@ class ShapesAndCapTest {
         assertEquals(1, f.allocator.ledger().size());
     }
 
+    /** An inference-pool HGX with one GPU cut into MIG slices (mig.strategy mixed): it offers whole GPUs and 1g.10gb. */
+    static dev.ace.binpacker.placement.NodeInfo hgxWithMig(String name) {
+        var n = EngineFixture.hgx(name);
+        var labels = new HashMap<>(n.labels());
+        labels.put("nvidia.com/mig.strategy", "mixed");
+        labels.put("nvidia.com/mig-1g.10gb.count", "7");
+        return new dev.ace.binpacker.placement.NodeInfo(name, n.pool(), labels, n.taints(), n.board(), "test", n.gpuModel(), 0);
+    }
+
+    static final String MIG_INIT = BackgroundAndModesTest.H100 + """
+
+            initContainers:
+            - name: prep
+              image: busybox
+              resources: {limits: {nvidia.com/mig-1g.10gb: 1}}
+            """;
+
     @Test
     void whole_gpus_are_policed_whatever_slices_the_pod_also_asks_for() {
-        EngineFixture f = EngineFixture.small();
-        Pod pod = BackgroundAndModesTest.job(3, BackgroundAndModesTest.H100 + """
-
-                initContainers:
-                - name: prep
-                  image: busybox
-                  resources: {limits: {nvidia.com/mig-1g.10gb: 1}}
-                """);
-        AdmissionResult r = f.mutate(pod);
+        EngineFixture f = new EngineFixture(EngineFixture.hgx("hgx-0"), hgxWithMig("hgx-mig-0"));
+        AdmissionResult r = f.mutate(BackgroundAndModesTest.job(3, MIG_INIT));
         assertFalse(r.allowed());
         assertTrue(r.message().contains("3 GPUs batch job would fracture"), r.message());
+    }
+
+    @Test
+    void a_pod_asking_for_a_mig_slice_beside_whole_gpus_is_pinned_only_to_a_node_that_offers_the_slice() {
+        EngineFixture f = new EngineFixture(EngineFixture.hgx("hgx-0"), hgxWithMig("hgx-mig-0"));
+        Pod pod = BackgroundAndModesTest.job(2, MIG_INIT);
+        AdmissionResult r = f.mutate(pod);
+        assertTrue(r.allowed(), r.message());
+        assertTrue(f.patched(pod, r).getMetadata().getAnnotations().get(AceKeys.RESERVATION).contains("\"node\":\"hgx-mig-0\""));
+        EngineFixture noMig = new EngineFixture(EngineFixture.hgx("hgx-0"), EngineFixture.hgx("hgx-1"));
+        AdmissionResult there = noMig.mutate(BackgroundAndModesTest.job(2, MIG_INIT));
+        assertTrue(there.allowed() && there.patch() == null, "no node offers the slice: not pinned anywhere");
+        assertEquals(0, noMig.allocator.ledger().size());
+        Pod control = BackgroundAndModesTest.job(2, BackgroundAndModesTest.H100);
+        AdmissionResult c = noMig.mutate(control);
+        assertTrue(noMig.patched(control, c).getMetadata().getAnnotations().get(AceKeys.RESERVATION).contains("\"node\":\"hgx-"),
+                "the same job without the slice is placed there");
     }
 
     @Test

@@ -5,6 +5,7 @@ import dev.ace.binpacker.admission.PendingDemand;
 import dev.ace.binpacker.cluster.LocalView;
 import dev.ace.binpacker.cluster.NodeListLoader;
 import dev.ace.binpacker.cluster.NodeReportJson;
+import dev.ace.binpacker.cluster.NodeReportStore;
 import dev.ace.binpacker.cluster.NodeReports;
 import dev.ace.binpacker.cluster.PodCache;
 import dev.ace.binpacker.observability.Metrics;
@@ -53,6 +54,7 @@ public class NodeUpdateBenchmark {
     private LocalView view;
     private Node[] reports;
     private Node[] labels;
+    private String[] objects;
     private int i;
 
     @Setup(Level.Trial)
@@ -64,12 +66,19 @@ public class NodeUpdateBenchmark {
         String matrix = Files.readString(Path.of("tests/fixtures/topology/h100-sxm-8gpu-stas00.txt"));
         for (int n = 0; n < NODES; n++) view.nodeChanged(node(template, "hgx-" + n, matrix, report(1, 0x0fL), "a"));
         reports = new Node[] {node(template, "hgx-7", matrix, report(2, 0xf0L), "a"), node(template, "hgx-7", matrix, report(3, 0x0fL), "a")};
+        objects = new String[] {objectText("hgx-8", 2, 0xf0L), objectText("hgx-8", 3, 0x0fL)};
+        view.reportChanged("hgx-8", objectText("hgx-8", 1, 0x0fL));
         labels = new Node[] {node(template, "hgx-9", matrix, report(1, 0x0fL), "b"), node(template, "hgx-9", matrix, report(1, 0x0fL), "a")};
     }
 
     private static String report(long generation, long gpus) {
         return NodeReportJson.write(new NodeReport(generation, null, TopologyManagerPolicy.NONE, 8, GpuBoard.mask(0, 1, 2, 3, 4, 5, 6, 7),
                 List.of(new NodeReport.PodDevices("ml", "vllm-0", gpus, 0, 0)), List.of()));
+    }
+
+    /** The spec of a GpuNodeReport object as the informer hands it on (what {@code NodeReportStore.specText} gives). */
+    private static String objectText(String node, long generation, long gpus) {
+        return NodeReportStore.spec(node, NodeReportJson.read(report(generation, gpus)).orElseThrow()).toString();
     }
 
     private static Node node(Node template, String name, String matrix, String report, String rack) {
@@ -85,8 +94,13 @@ public class NodeUpdateBenchmark {
         return n;
     }
 
+    /** A node agent before GpuNodeReport: the report changes on the Node itself. */
     @Benchmark
     public void reportOnly() { view.nodeChanged(reports[i++ & 1]); }
+
+    /** The node agent's GpuNodeReport changed (what a GPU pod start or stop costs a replica now; the Node is not written). */
+    @Benchmark
+    public void reportObject() { view.reportChanged("hgx-8", objects[i++ & 1]); }
 
     @Benchmark
     public void unchanged() { view.nodeChanged(labels[1]); }

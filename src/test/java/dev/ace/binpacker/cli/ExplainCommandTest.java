@@ -190,6 +190,24 @@ class ExplainCommandTest {
     }
 
     @Test
+    void a_binary_file_is_named_and_called_not_text_instead_of_an_encoding_exception(@TempDir Path dir) throws Exception {
+        Path jar = dir.resolve("pod.yaml");
+        Files.write(jar, new byte[] {'P', 'K', 3, 4, 0x14, 0, 0, 0, (byte) 0xc3, 0x28});
+        Run r = main(null, "explain", "-f", jar.toString());
+        assertEquals(1, r.code());
+        assertEquals("explain: " + jar + ": not a text file (a NUL byte at offset 5; a binary file?)\n", r.err());
+        Path latin1 = dir.resolve("latin1.yaml");
+        Files.write(latin1, "kind: Pod\nmetadata: {name: caf\u00e9}\n".getBytes(StandardCharsets.ISO_8859_1));
+        Run l = main(null, "explain", "-f", latin1.toString());
+        assertEquals(1, l.code());
+        assertEquals("explain: " + latin1 + ": not a text file (byte 0xe9 at offset 30 is not UTF-8; a binary file?)\n", l.err());
+        Run nodes = main(null, "nodes", "-f", jar.toString());
+        assertEquals(1, nodes.code());
+        assertFalse(nodes.err().contains("Exception"), nodes.err());
+        assertTrue(nodes.err().contains(jar + ": not a text file"), nodes.err());
+    }
+
+    @Test
     void a_missing_file_an_unparsable_file_and_a_document_without_kind_are_named_with_exit_code_1(@TempDir Path dir) throws Exception {
         Run missing = main(null, "explain", "-f", dir.resolve("nope.yaml").toString());
         assertEquals(1, missing.code());

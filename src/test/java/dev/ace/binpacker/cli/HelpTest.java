@@ -60,4 +60,36 @@ class HelpTest {
                 () -> ServeOptions.apply(new String[] {"--cluster", "--standalone"}));
         assertEquals(2, both.exitCode());
     }
+
+    @Test
+    void agent_help_lists_exactly_the_options_the_agent_accepts_each_with_a_line_of_its_own() {
+        ExplainCommandTest.Run r = main("agent", "--help");
+        assertEquals(0, r.code());
+        assertTrue(r.out().startsWith(AgentCommand.USAGE + "\n"), "the usage line the agent prints on a usage error:\n" + r.out());
+        java.util.Set<String> inUsage = options(AgentCommand.USAGE);
+        java.util.Set<String> described = new java.util.TreeSet<>();
+        for (String line : r.out().split("\n")) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("^\\s+(--[a-z-]+)").matcher(line);
+            if (m.find()) described.add(m.group(1));
+        }
+        assertEquals(inUsage, described, "every option in the usage line is described, and nothing else");
+        for (String option : inUsage) {
+            String[] args = switch (option) {
+                case "--once", "--no-pod-resources" -> new String[] {option};
+                case "--topology-manager-policy" -> new String[] {option, "restricted"};
+                case "--interval", "--report-interval", "--command-timeout" -> new String[] {option, "10s"};
+                default -> new String[] {option, "x"};
+            };
+            AgentCommand.Options.parse(args, "n");    // throws for an option the agent does not know
+        }
+        assertTrue(inUsage.containsAll(java.util.List.of("--kubelet-config", "--pod-resources-socket", "--report-interval",
+                "--topology-manager-policy", "--no-pod-resources")), inUsage.toString());
+    }
+
+    private static java.util.Set<String> options(String usage) {
+        java.util.Set<String> found = new java.util.TreeSet<>();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(--[a-z-]+)").matcher(usage);
+        while (m.find()) found.add(m.group(1));
+        return found;
+    }
 }

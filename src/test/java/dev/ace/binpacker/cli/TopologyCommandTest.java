@@ -100,6 +100,15 @@ class TopologyCommandTest {
     @Test
     void unreadableFileExitsOne() {
         assertEquals(1, run("tests/fixtures/topology/no-such-file.txt"));
-        assertTrue(err().contains("cannot read"), err());
+        assertEquals("topology: tests/fixtures/topology/no-such-file.txt: no such file\n", err());
+    }
+
+    @Test
+    void aBinaryFileIsNamedAndCalledNotTextInsteadOfAnEncodingException(@TempDir Path dir) throws IOException {
+        Path gz = dir.resolve("topo.txt.gz");
+        Files.write(gz, new byte[] {0x1f, (byte) 0x8b, 0x08, 0x00, 0x12, 0x34});
+        assertEquals(1, run(gz.toString()));
+        assertEquals("topology: " + gz + ": not a text file (byte 0x8b at offset 1 is not UTF-8; a binary file?)\n", err());
+        assertEquals("", out());
     }
 }

@@ -96,7 +96,8 @@ class AgentAdmissionPolicyTest {
 
     private static Map<String, Object> agentOn(String nodeName, String operation) {
         Map<String, Object> extra = nodeName == null ? Map.of() : Map.of("authentication.kubernetes.io/node-name", List.of(nodeName));
-        return Map.of("operation", operation, "subResource", "",
+        // As the API server sends it for a patch of the Node itself: no subResource key at all (not "").
+        return Map.of("operation", operation,
                 "userInfo", Map.of("username", "system:serviceaccount:ace-system:ace-agent", "extra", extra));
     }
 

@@ -253,6 +253,8 @@ class ClusterScenariosTest {
         assertEquals(2, a.entries().size(), "held reservations are kept");
         assertEquals(4, (int) a.fleet.allocator().read(al -> al.state().overcommit(i)), "over-commit is counted, not hidden");
         eventually(() -> k8s.pod("ml", "pinned").isEmpty(), "the pinned pod that cannot bind is deleted for its controller to re-create");
+        // the counter moves just after the delete call returns: wait for it, do not race it
+        eventually(() -> a.metrics.repaired("deleted") == 1, "the repair is counted once");
         assertEquals(1, a.metrics.repaired("deleted"));
         assertTrue(k8s.client.v1().events().inNamespace("ml").list().getItems().stream()
                 .anyMatch(e -> e.getReason().equals(PinRepair.REASON) && e.getInvolvedObject().getName().equals("pinned")), "with an Event saying why");

@@ -11,6 +11,9 @@ final class CountingMetrics implements Metrics {
     final AtomicInteger expired = new AtomicInteger();
     final Map<String, AtomicInteger> repaired = new ConcurrentHashMap<>();
     final Map<String, AtomicInteger> drift = new ConcurrentHashMap<>();
+    /** The groups waiting by size at the leader's last pass, and how many passes have published it. */
+    volatile Map<Integer, Integer> groupsWaiting = Map.of();
+    final AtomicInteger groupPasses = new AtomicInteger();
 
     @Override public void admission(String webhook, String operation, String outcome, boolean dryRun, long nanos) { }
     @Override public void decision(String workloadClass, String result, String reason, long nanos) { }
@@ -18,6 +21,10 @@ final class CountingMetrics implements Metrics {
     @Override public void ledgerConflict() { conflicts.incrementAndGet(); }
     @Override public void reservationExpired() { expired.incrementAndGet(); }
     @Override public void pinRepaired(String action) { repaired.computeIfAbsent(action, k -> new AtomicInteger()).incrementAndGet(); }
+    @Override public void groupsWaiting(Map<Integer, Integer> bySize) {
+        groupsWaiting = Map.copyOf(bySize);
+        groupPasses.incrementAndGet();
+    }
     @Override public void bindingDrift(String kind) { drift.computeIfAbsent(kind, k -> new AtomicInteger()).incrementAndGet(); }
 
     int repaired(String action) { return repaired.getOrDefault(action, new AtomicInteger()).get(); }

@@ -128,7 +128,7 @@ class DeployManifestsTest {
     }
 
     @Test
-    void workloads_have_their_own_validating_webhook_for_the_six_kinds_with_a_ca_injected_like_the_others() throws Exception {
+    void workloads_have_their_own_validating_webhooks_for_every_controller_kind_with_a_ca_injected_like_the_others() throws Exception {
         List<JsonNode> docs = render("webhook-config");
         JsonNode validating = kind(docs, "ValidatingWebhookConfiguration");
         JsonNode w = validating.at("/webhooks/1");
@@ -136,11 +136,21 @@ class DeployManifestsTest {
         assertEquals("/validate-workloads", w.at("/clientConfig/service/path").asText());
         assertEquals("NoneOnDryRun", w.path("sideEffects").asText());
         assertEquals("[\"CREATE\",\"UPDATE\"]", w.at("/rules/0/operations").toString());
-        String rules = w.path("rules").toString();
-        for (String r : new String[] {"deployments", "statefulsets", "replicasets", "jobs", "cronjobs", "leaderworkersets", "leaderworkerset.x-k8s.io"}) {
+        StringBuilder all = new StringBuilder();
+        for (JsonNode hook : validating.path("webhooks")) {
+            if (!hook.at("/clientConfig/service/path").asText().equals("/validate-workloads")) continue;
+            all.append(hook.path("rules"));
+            assertEquals("NoneOnDryRun", hook.path("sideEffects").asText(), hook.path("name").asText());
+            assertTrue(hook.at("/namespaceSelector").toString().contains("exempt"), hook.path("name").asText());
+            assertTrue(hook.at("/matchConditions/0/expression").asText().contains("nvidia.com/gpu"),
+                    "only templates asking for GPUs reach ACE: " + hook.path("name").asText());
+        }
+        String rules = all.toString();
+        for (String r : new String[] {"deployments", "statefulsets", "replicasets", "jobs", "cronjobs", "leaderworkersets", "leaderworkerset.x-k8s.io",
+                "inferenceservices", "llminferenceservices", "rayclusters", "rayservices", "rayjobs", "jobsets", "trainjobs", "pytorchjobs",
+                "workflows", "cronworkflows"}) {
             assertTrue(rules.contains("\"" + r + "\""), r + " in " + rules);
         }
-        assertTrue(w.at("/namespaceSelector").toString().contains("exempt"));
         assertEquals("/validate", validating.at("/webhooks/0/clientConfig/service/path").asText(), "pod handling untouched");
         assertEquals("ace-system/ace-binpacker", validating.at("/metadata/annotations/cert-manager.io~1inject-ca-from").asText());
     }
@@ -149,7 +159,7 @@ class DeployManifestsTest {
     void certs_sh_puts_the_ca_into_every_webhook_of_both_configurations() throws Exception {
         String script = java.nio.file.Files.readString(java.nio.file.Path.of("webhook-config/certs.sh"));
         assertFalse(script.contains("/webhooks/0/clientConfig/caBundle"), "a fixed index leaves the workloads webhook without a CA");
-        assertTrue(script.contains("webhooks[*].name"), script);
+        assertTrue(script.contains("{range .webhooks[*]}"), "every webhook, by range (CertsScriptTest runs it)");
     }
 
     @Test
@@ -202,7 +212,7 @@ class DeployManifestsTest {
     }
 
     @Test
-    void agent_daemonset_runs_on_gpu_nodes_with_its_node_name_and_may_only_get_and_patch_nodes() throws Exception {
+    void agent_daemonset_runs_on_gpu_nodes_with_its_node_name_and_may_only_get_and_patch_nodes_and_write_node_reports() throws Exception {
         List<JsonNode> docs = render("deploy/agent");
         JsonNode ds = kind(docs, "DaemonSet");
         JsonNode spec = ds.at("/spec/template/spec");
@@ -211,7 +221,8 @@ class DeployManifestsTest {
         assertEquals("agent", c.at("/args/0").asText());
         assertEquals("spec.nodeName", c.at("/env/0/valueFrom/fieldRef/fieldPath").asText());
         assertEquals("NODE_NAME", c.at("/env/0/name").asText());
-        assertEquals("[{\"apiGroups\":[\"\"],\"resources\":[\"nodes\"],\"verbs\":[\"get\",\"patch\"]}]",
+        assertEquals("[{\"apiGroups\":[\"\"],\"resources\":[\"nodes\"],\"verbs\":[\"get\",\"patch\"]},"
+                        + "{\"apiGroups\":[\"ace.dev\"],\"resources\":[\"gpunodereports\"],\"verbs\":[\"get\",\"create\",\"patch\"]}]",
                 kind(docs, "ClusterRole").at("/rules").toString());
         assertEquals("ace-system", ds.at("/metadata/namespace").asText());
         assertEquals("ace-system", kind(docs, "ClusterRoleBinding").at("/subjects/0/namespace").asText());

@@ -60,6 +60,14 @@ final class FakeCluster {
 
     // ---- nodes --------------------------------------------------------------------------------------------
 
+    /** The node agent writes its node's GpuNodeReport: the spec's JSON text per node. */
+    final java.util.Map<String, String> reports = new java.util.TreeMap<>();
+
+    void putReport(String node, String text) {
+        reports.put(node, text);
+        emit(new Watch.ReportUp(node, text));
+    }
+
     void putNode(Node n) {
         n.getMetadata().setResourceVersion(nextRv());
         nodes.put(n.getMetadata().getName(), n);

@@ -32,14 +32,14 @@ import java.util.concurrent.TimeUnit;
  * protocol over a domain socket, answering recorded {@code List} JSON. {@link #close()} removes the
  * socket file like a stopping kubelet; a new FakeKubelet on the same path is a restarted kubelet.
  */
-final class FakeKubelet implements AutoCloseable {
+public final class FakeKubelet implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Path socket;
     private final EpollEventLoopGroup group = new EpollEventLoopGroup(1);
     private final Server server;
 
-    FakeKubelet(Path socket, ListPodResourcesResponse list, List<String> allocatableGpuIds) throws IOException {
+    public FakeKubelet(Path socket, ListPodResourcesResponse list, List<String> allocatableGpuIds) throws IOException {
         this.socket = socket;
         AllocatableResourcesResponse alloc = AllocatableResourcesResponse.newBuilder()
                 .addDevices(ContainerDevices.newBuilder().setResourceName("nvidia.com/gpu").addAllDeviceIds(allocatableGpuIds))
@@ -92,7 +92,7 @@ final class FakeKubelet implements AutoCloseable {
     }
 
     /** A {@code List} answer of pods each holding the given device IDs under nvidia.com/gpu. */
-    static ListPodResourcesResponse list(Map<String, List<String>> podsToIds) {
+    public static ListPodResourcesResponse list(Map<String, List<String>> podsToIds) {
         ListPodResourcesResponse.Builder b = ListPodResourcesResponse.newBuilder();
         podsToIds.forEach((key, ids) -> {
             String[] nsName = key.split("/", 2);

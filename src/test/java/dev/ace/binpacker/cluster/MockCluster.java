@@ -47,6 +47,12 @@ final class MockCluster implements AutoCloseable {
         return r;
     }
 
+    MockReplica replica(String name, InCluster.Settings settings, dev.ace.binpacker.admission.PendingCap cap) {
+        MockReplica r = new MockReplica(name, server.createClient(), json, settings, cap);
+        replicas.add(r);
+        return r;
+    }
+
     void node(Node n) { client.nodes().resource(n).create(); }
 
     void namespace(String name, String policy) {
@@ -89,8 +95,15 @@ final class MockCluster implements AutoCloseable {
                 "{\"status\":{\"allocatable\":{\"" + AceKeys.GPU + "\":\"" + gpus + "\"}}}");
     }
 
-    /** The node agent publishing what the kubelet reports, as it does: a merge patch of its own annotation on its Node. */
+    /** The node agent publishing what the kubelet reports, as it does: its node's GpuNodeReport object, made or replaced. */
     void agentReports(String node, dev.ace.binpacker.truth.NodeReport r) {
+        NodeReportStore store = new NodeReportStore(client);
+        if (store.get(node).isPresent()) store.replace(node, r);
+        else store.create(node, r);
+    }
+
+    /** What an agent before GpuNodeReport did: a merge patch of the {@code ace.dev/gpu-allocation} annotation on its Node. */
+    void legacyAgentReports(String node, dev.ace.binpacker.truth.NodeReport r) {
         var patch = json.createObjectNode();
         patch.putObject("metadata").putObject("annotations").put(AceKeys.GPU_ALLOCATION, NodeReportJson.write(r));
         client.nodes().withName(node).patch(PatchContext.of(PatchType.JSON_MERGE), patch.toString());

@@ -6,6 +6,7 @@ import com.flipkart.zjsonpatch.JsonPatch;
 import dev.ace.binpacker.admission.AdmissionEngine;
 import dev.ace.binpacker.admission.AdmissionRequest;
 import dev.ace.binpacker.admission.AdmissionResult;
+import dev.ace.binpacker.admission.PendingCap;
 import dev.ace.binpacker.admission.PendingDemand;
 import dev.ace.binpacker.admission.PodPolicy;
 import dev.ace.binpacker.admission.PolicyConfig;
@@ -37,12 +38,19 @@ final class MockReplica implements AutoCloseable {
     private final ObjectMapper json;
 
     MockReplica(String name, KubernetesClient client, ObjectMapper json) {
+        this(name, client, json, FAST, null);
+    }
+
+    /** @param cap the pending cap as ClusterBeans wires it (over this replica's Pod informer); null: the strict cap of PolicyConfig */
+    MockReplica(String name, KubernetesClient client, ObjectMapper json, InCluster.Settings settings, PendingCap cap) {
         this.name = name;
         this.client = client;
         this.json = json;
         this.pending = new PendingDemand(metrics);
-        this.cluster = new InCluster(client, fleet, namespaces, pending, metrics, readiness, json, FAST, name);
-        this.engine = new AdmissionEngine(new PodPolicy(fleet::allocator, PolicyConfig.defaults(), pending, json, false),
+        this.cluster = new InCluster(client, fleet, namespaces, pending, metrics, readiness, json, settings, name);
+        PendingCap c = cap == null ? PendingCap.strict(PolicyConfig.defaults().maxPendingPerNamespace())
+                : new PendingCap(cap.maxWaiting(), cap.maxArriving(), cap.graceMillis(), fleet::sightings);
+        this.engine = new AdmissionEngine(new PodPolicy(fleet::allocator, PolicyConfig.defaults(), pending, json, false, c),
                 namespaces, metrics, json, System::currentTimeMillis);
     }
 

@@ -16,7 +16,6 @@ import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -52,6 +51,7 @@ class NodeReportAgentTest {
     @BeforeEach
     void createNode() {
         client.nodes().resource(new NodeBuilder().withNewMetadata().withName("gpu-1").endMetadata().build()).createOr(r -> r.update());
+        new NodeReportStore(client).objects().withName("gpu-1").delete();
         socket = dir.resolve("kubelet.sock");
         podResources = new PodResourcesClient(socket, Duration.ofSeconds(5));
     }
@@ -62,20 +62,8 @@ class NodeReportAgentTest {
         if (kubelet != null) kubelet.close();
     }
 
-    /** A stand-in for nvidia-smi: prints the given query rows, the given -L text, or hangs. */
     private Path nvidiaSmi(String queryRows, String listText, boolean hang) throws IOException {
-        Path query = Files.writeString(dir.resolve("query.csv"), queryRows);
-        Path list = Files.writeString(dir.resolve("list.txt"), listText);
-        Path script = dir.resolve("nvidia-smi");
-        Files.writeString(script, "#!/bin/sh\n"
-                + (hang ? "sleep 30\n" : "")
-                + "case \"$1\" in\n"
-                + "  --query-gpu=index,uuid,pci.bus_id) cat '" + query + "' ;;\n"
-                + "  -L) cat '" + list + "' ;;\n"
-                + "  *) echo \"fake nvidia-smi: $*\" >&2; exit 2 ;;\n"
-                + "esac\n");
-        Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwx------"));
-        return script;
+        return FakeNvidiaSmi.write(dir, queryRows, listText, null, hang);
     }
 
     private NodeReportAgent agent(Path smi, TopologyManagerPolicy policy, Duration timeout) {
@@ -86,8 +74,11 @@ class NodeReportAgentTest {
     private Node node() { return client.nodes().withName("gpu-1").get(); }
 
     private NodeReport published() {
-        var a = node().getMetadata().getAnnotations();
-        return NodeReportJson.read(a == null ? null : a.get(AceKeys.GPU_ALLOCATION)).orElse(null);
+        return new NodeReportStore(client).get("gpu-1").flatMap(NodeReportStore::read).orElse(null);
+    }
+
+    private String reportVersion() {
+        return new NodeReportStore(client).get("gpu-1").orElseThrow().getMetadata().getResourceVersion();
     }
 
     @Test
@@ -107,9 +98,47 @@ class NodeReportAgentTest {
         assertEquals(GpuBoard.mask(0), ollama.mig());
         assertEquals("single-numa-node", node().getMetadata().getLabels().get(AceKeys.TOPOLOGY_MANAGER_POLICY));
 
+        assertEquals("gpu-1", new NodeReportStore(client).get("gpu-1").map(NodeReportStore::node).orElseThrow());
+        assertNull(node().getMetadata().getAnnotations() == null ? null : node().getMetadata().getAnnotations().get(AceKeys.GPU_ALLOCATION),
+                "the report is not on the Node");
+
         String version = node().getMetadata().getResourceVersion();
+        String report = reportVersion();
         assertEquals(NodeReportAgent.Result.UNCHANGED, agent.runOnce());
         assertEquals(version, node().getMetadata().getResourceVersion(), "no write when nothing changed");
+        assertEquals(report, reportVersion(), "no write when nothing changed");
+    }
+
+    @Test
+    @DisplayName("A GPU pod starting writes the node's GpuNodeReport, not the Node: 0 Node updates per pod start")
+    void podStartWritesTheReportNotTheNode() throws Exception {
+        Path smi = nvidiaSmi("0, " + OLLAMA_GPU + ", 00000000:1B:00.0\n1, " + WHOLE_GPU + ", 00000000:3A:00.0\n", "", false);
+        kubelet = new FakeKubelet(socket, FakeKubelet.list(Map.of("ml/a", List.of(OLLAMA_GPU))), List.of(OLLAMA_GPU, WHOLE_GPU));
+        NodeReportAgent agent = agent(smi, TopologyManagerPolicy.NONE, Duration.ofSeconds(10));
+        agent.runOnce();
+        String nodeVersion = node().getMetadata().getResourceVersion();
+        for (int i = 0; i < 3; i++) {
+            kubelet.close();
+            Map<String, List<String>> pods = i % 2 == 0 ? Map.of("ml/a", List.of(OLLAMA_GPU), "ml/b", List.of(WHOLE_GPU)) : Map.of("ml/a", List.of(OLLAMA_GPU));
+            kubelet = new FakeKubelet(socket, FakeKubelet.list(pods), List.of(OLLAMA_GPU, WHOLE_GPU));
+            assertEquals(NodeReportAgent.Result.PUBLISHED, agent.runOnce());
+        }
+        assertEquals(4, published().generation(), "one report per change");
+        assertEquals(nodeVersion, node().getMetadata().getResourceVersion(), "the Node was not written by pod starts and stops");
+        assertTrue(published().pod("ml", "b").isPresent());
+    }
+
+    @Test
+    @DisplayName("Upgrade from an agent that wrote the Node: the generation continues from the annotation, which is then removed")
+    void migratesTheNodeAnnotation() throws Exception {
+        NodeReport old = new NodeReport(7, "2026-02-01T00:00:00Z", TopologyManagerPolicy.NONE, 1, GpuBoard.mask(0), List.of(), List.of());
+        client.nodes().withName("gpu-1").edit(n -> new NodeBuilder(n).editMetadata()
+                .addToAnnotations(AceKeys.GPU_ALLOCATION, NodeReportJson.write(old)).endMetadata().build());
+        kubelet = new FakeKubelet(socket, FakeKubelet.list(Map.of("ml/a", List.of(OLLAMA_GPU))), List.of(OLLAMA_GPU));
+        agent(nvidiaSmi("0, " + OLLAMA_GPU + ", 00000000:1B:00.0\n", "", false), null, Duration.ofSeconds(10)).runOnce();
+        assertEquals(8, published().generation());
+        var annotations = node().getMetadata().getAnnotations();
+        assertTrue(annotations == null || !annotations.containsKey(AceKeys.GPU_ALLOCATION), "annotation removed: " + annotations);
     }
 
     @Test
@@ -156,6 +185,7 @@ class NodeReportAgentTest {
         kubelet = new FakeKubelet(socket, FakeKubelet.list(Map.of("ml/a", List.of(WHOLE_GPU))), List.of(OLLAMA_GPU, WHOLE_GPU));
         assertEquals(NodeReportAgent.Result.PUBLISHED, agent.runOnce());
         NodeReport r = published();
+
         assertEquals(2, r.generation());
         assertEquals(GpuBoard.mask(1), r.pod("ml", "a").orElseThrow().gpus());
     }
@@ -171,14 +201,16 @@ class NodeReportAgentTest {
     }
 
     @Test
-    @DisplayName("A restarted agent continues the generation from the annotation and does not rewrite unchanged content")
+    @DisplayName("A restarted agent continues the generation from its GpuNodeReport and does not rewrite unchanged content")
     void restartedAgentContinuesGeneration() throws Exception {
         kubelet = new FakeKubelet(socket, FakeKubelet.list(Map.of("ml/a", List.of(OLLAMA_GPU))), List.of(OLLAMA_GPU));
         Path smi = nvidiaSmi("0, " + OLLAMA_GPU + ", 00000000:1B:00.0\n", "", false);
         agent(smi, TopologyManagerPolicy.NONE, Duration.ofSeconds(10)).runOnce();
         String version = node().getMetadata().getResourceVersion();
+        String report = reportVersion();
         assertEquals(NodeReportAgent.Result.UNCHANGED, agent(smi, TopologyManagerPolicy.NONE, Duration.ofSeconds(10)).runOnce());
         assertEquals(version, node().getMetadata().getResourceVersion());
+        assertEquals(report, reportVersion());
         assertEquals(NodeReportAgent.Result.PUBLISHED, agent(smi, TopologyManagerPolicy.RESTRICTED, Duration.ofSeconds(10)).runOnce());
         assertEquals(2, published().generation());
     }

@@ -27,8 +27,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The node's word reaches the ledger (issue 9): replicas run as in production against the realistic
- * mock API, the scheduler binds pods, and the node agent's annotation is written on the Node as the agent
- * writes it, with the GPUs the kubelet really gave. After the leader applies it, every replica's ledger
+ * mock API, the scheduler binds pods, and the node agent's report is written to its node's GpuNodeReport as the
+ * agent writes it, with the GPUs the kubelet really gave. After the leader applies it, every replica's ledger
  * holds what the node reported and the next pod is placed on GPUs that are really free.
  */
 class NodeTruthScenariosTest {
@@ -228,6 +228,29 @@ class NodeTruthScenariosTest {
         assertEquals(ALL & ~planned, storeEntryOf(first).orElseThrow().gpuMask(), "the stale generation 3 did not move the entry back");
         assertEquals(0, c.metrics.drift("moved"), "no drift from the stale report");
     }
+
+    @Test
+    void a_node_annotation_from_an_agent_before_gpunodereport_is_believed_until_the_node_object_appears_and_then_the_object_wins() {
+        MockReplica[] r = twoReplicas(TestNodes.node(HGX, 8));
+        Pod first = admitAndCreate(r[0], tp(4, "first"));
+        long planned = told(first).orElseThrow().gpuMask();
+        long real = ALL & ~planned;
+        k8s.schedule();
+        k8s.legacyAgentReports(HGX, report(4, 8, ALL, holds(first, real)));
+        eventually(() -> storeEntryOf(first).filter(e -> e.gpuMask() == real && e.exact()).isPresent(),
+                "an upgraded cluster keeps the node's word from the annotation");
+
+        // The new agent continues the generation in the object, and removes the annotation (NodeReportAgentTest);
+        // while both exist, the object is the one read, even when the annotation says otherwise.
+        k8s.agentReports(HGX, report(5, 8, ALL & ~GpuBoard.mask(lowest(planned)), holds(first, real)));
+        eventually(() -> r[0].cluster.view().report(HGX).map(NodeReport::generation).orElse(0L) == 5
+                && r[1].cluster.view().report(HGX).map(NodeReport::generation).orElse(0L) == 5, "every replica reads the object");
+        k8s.legacyAgentReports(HGX, report(9, 8, ALL, holds(first, planned)));
+        eventually(() -> r[0].cluster.view().report(HGX).map(NodeReport::generation).orElse(0L) == 5, "the object still wins");
+        assertEquals(real, storeEntryOf(first).orElseThrow().gpuMask(), "the annotation did not move the entry");
+    }
+
+    private static int lowest(long mask) { return Long.numberOfTrailingZeros(mask); }
 
     private static String list(long mask) {
         StringBuilder b = new StringBuilder();

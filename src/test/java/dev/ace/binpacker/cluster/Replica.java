@@ -49,6 +49,7 @@ final class Replica {
         this.view = new LocalView(() -> allocator, new PodCache(), pending, Metrics.NOOP, json,
                 new NodeReports(config.emptyReportGraceMillis(), clock));
         v[0] = view;
+        view.onLedger(shared::seen, shared::gone);
         this.reconciler = new Reconciler(view, shared, api, metrics, json, config, clock, clock);
         this.engine = new AdmissionEngine(new PodPolicy(() -> allocator, PolicyConfig.defaults(), pending, json, false),
                 ns -> modes.getOrDefault(ns, NamespaceMode.ENFORCE), Metrics.NOOP, json, clock);

@@ -3,7 +3,6 @@ package dev.ace.binpacker.cluster;
 import dev.ace.binpacker.topology.GpuBoard;
 import dev.ace.binpacker.topology.TopologyManagerPolicy;
 import dev.ace.binpacker.truth.NodeReport;
-import dev.ace.binpacker.workload.AceKeys;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Instant;
@@ -102,10 +101,7 @@ final class SoakKubelet {
         if (now.sameContent(last)) return;
         NodeReport next = now.withGeneration(last == null ? 1 : last.generation() + 1, Instant.ofEpochMilli(c.clock.get()).toString());
         published.put(name, next);
-        Map<String, String> a = new HashMap<>(n.getMetadata().getAnnotations() == null ? Map.of() : n.getMetadata().getAnnotations());
-        a.put(AceKeys.GPU_ALLOCATION, NodeReportJson.write(next));
-        n.getMetadata().setAnnotations(a);
-        c.putNode(n);
+        c.putReport(name, NodeReportStore.spec(name, next).toString());
         reports++;
     }
 

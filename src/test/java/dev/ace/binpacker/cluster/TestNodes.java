@@ -32,7 +32,9 @@ final class TestNodes {
 
     static Node withAllocatable(Node n, int gpus) {
         if (n.getStatus() == null) n.setStatus(new NodeStatus());
-        n.getStatus().setAllocatable(Map.of(AceKeys.GPU, new Quantity(Integer.toString(gpus)), "cpu", new Quantity("192")));
+        // as a kubelet reports it: every real node offers cpu, memory and a pod count (fit before pin reads all three)
+        n.getStatus().setAllocatable(Map.of(AceKeys.GPU, new Quantity(Integer.toString(gpus)), "cpu", new Quantity("192"),
+                "memory", new Quantity("2Ti"), "pods", new Quantity("110")));
         return n;
     }
 }

@@ -13,7 +13,7 @@ import java.util.Set;
  * object is delivered again, and what the replica knew that is gone is delivered as deleted.
  */
 final class Watch {
-    sealed interface Event permits PodUp, PodDown, DocUp, DocDown, NodeUp {}
+    sealed interface Event permits PodUp, PodDown, DocUp, DocDown, NodeUp, ReportUp {}
 
     record PodUp(Pod pod) implements Event {}
 
@@ -24,6 +24,9 @@ final class Watch {
     record DocDown(String node) implements Event {}
 
     record NodeUp(Node node) implements Event {}
+
+    /** A node agent's GpuNodeReport, as the spec's JSON text. */
+    record ReportUp(String node, String text) implements Event {}
 
     final Deque<Event> queue = new ArrayDeque<>();
     private final FakeCluster cluster;
@@ -61,6 +64,8 @@ final class Watch {
             view.ledgerGone(d.node());
         } else if (e instanceof NodeUp n) {
             view.nodeChanged(n.node());
+        } else if (e instanceof ReportUp r) {
+            view.reportChanged(r.node(), r.text());
         }
     }
 
@@ -68,6 +73,7 @@ final class Watch {
     void relist() {
         queue.clear();
         cluster.nodes.values().forEach(n -> view.nodeChanged(cluster.copy(n, Node.class)));
+        cluster.reports.forEach(view::reportChanged);
         for (String node : new HashSet<>(docsSeen)) {
             if (!cluster.docs.containsKey(node)) {
                 docsSeen.remove(node);

@@ -171,10 +171,10 @@ class IndexReasonsTest {
             considered++;
             ReasonCode code;
             String detail = "";
-            if (!r.pools().contains(n.pool())) {
-                code = ReasonCode.WRONG_POOL; detail = n.pool().label();
-            } else if (!r.constraints().selects(n.labels())) {
+            if (!r.constraints().selects(n.labels())) {
                 code = ReasonCode.NOT_SELECTED;
+            } else if (!r.pools().contains(n.pool())) {
+                code = ReasonCode.WRONG_POOL; detail = n.pool().label();
             } else if (!r.constraints().toleratesAll(n.taints())) {
                 code = ReasonCode.UNTOLERATED_TAINT;
             } else if (n.gpuCount() == 0) {

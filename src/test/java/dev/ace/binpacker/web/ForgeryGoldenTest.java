@@ -155,6 +155,11 @@ class ForgeryGoldenTest {
                 assertEquals(null, annotation(fin, AceKeys.REWRITTEN_FROM));
                 assertTrue(annotation(fin, AceKeys.DECISION).startsWith("reserved "), annotation(fin, AceKeys.DECISION));
             }
+            // A Job's pod labelled inference gets what the same Job without the label gets: kept off pool inference.
+            case "forged-label-inference-3gpu" ->
+                    assertTrue(annotation(fin, AceKeys.DECISION).contains("pool inference kept whole"), annotation(fin, AceKeys.DECISION));
+            // Whole GPUs beside a MIG slice can only run where the slice is offered: no inference node here, so no pin.
+            case "forged-slice-excuses-whole-gpus" -> assertEquals(null, annotation(fin, AceKeys.RESERVATION));
             default -> assertFalse(r.path("allowed").asBoolean(), name + " is denied");
         }
     }

@@ -1,6 +1,7 @@
 package dev.ace.binpacker.workload;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -176,6 +177,30 @@ class ClassifierTest {
         Classification c = Classifier.classify(pod);
         assertEquals(WorkloadClass.INFERENCE, c.workloadClass());
         assertTrue(c.batchOwned());
+    }
+
+    private static io.fabric8.kubernetes.api.model.Pod rayPod(String extraLabel) throws Exception {
+        return Pods.yaml("""
+                apiVersion: v1
+                kind: Pod
+                metadata:
+                  name: p
+                  labels: {ray.io/cluster: llm, ray.io/node-type: worker%s}
+                  ownerReferences: [{apiVersion: ray.io/v1, kind: RayCluster, name: llm, uid: u}]
+                spec:
+                  containers:
+                  - {name: a, image: vllm/vllm-openai, args: [vllm, serve, m, --tensor-parallel-size, '4'], resources: {limits: {nvidia.com/gpu: 4}}}
+                """.formatted(extraLabel));
+    }
+
+    @Test
+    void a_ray_clusters_pod_is_batch_unless_kuberay_marks_it_as_serving_for_a_rayservice() throws Exception {
+        Classification job = Classifier.classify(rayPod(""));
+        assertEquals(WorkloadClass.BATCH, job.workloadClass(), "a RayJob's or a plain RayCluster's pod");
+        assertTrue(job.batchOwned());
+        Classification serve = Classifier.classify(rayPod(", ray.io/serve: 'true'"));
+        assertEquals(WorkloadClass.INFERENCE, serve.workloadClass(), "a RayService's pod: its command line decides");
+        assertFalse(serve.batchOwned());
     }
 
     static Stream<Arguments> nonsense() {

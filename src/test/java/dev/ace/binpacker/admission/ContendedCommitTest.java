@@ -1,0 +1,55 @@
+package dev.ace.binpacker.admission;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ace.binpacker.placement.Reservation;
+import dev.ace.binpacker.placement.ReservationStore;
+import dev.ace.binpacker.workload.AceKeys;
+import io.fabric8.kubernetes.api.model.Pod;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 15: in a burst every replica packs onto the same nodes, and a reservation can lose its compare-and-swap
+ * every time it tries. That used to be a 500, which failurePolicy Ignore turned into a pod admitted without ACE
+ * (failing open). Now a TP pod waits at ACE's gate for the leader, and nothing is reserved for it.
+ */
+class ContendedCommitTest {
+    /** A ledger in which another replica always got there first: each commit loses to an entry on the same GPUs. */
+    static final class AlwaysBeaten implements ReservationStore {
+        final List<Reservation> tried = new ArrayList<>();
+
+        @Override
+        public List<Reservation> commit(Reservation r) {
+            tried.add(r);
+            return List.of(new Reservation(Reservation.newId(), r.node(), r.gpuMask(), r.milliPerGpu(), 0, r.tp(), r.domain(),
+                    0, true, new Reservation.Owner("someone-else-" + tried.size(), "other", "p", null)));
+        }
+
+        @Override
+        public void remove(Reservation r) {}
+    }
+
+    @Test
+    void a_tp_pod_whose_every_commit_loses_is_gated_for_the_leader_not_failed() {
+        AlwaysBeaten store = new AlwaysBeaten();
+        EngineFixture f = new EngineFixture(store, EngineFixture.hgx("hgx-0"), EngineFixture.hgx("hgx-1"));
+        Pod pod = PodPolicyTest.tp(2);
+        AdmissionResult r = f.mutate(pod);
+        assertTrue(r.allowed(), "admitted, not a server error: " + r);
+        Pod out = f.patched(pod, r);
+        assertTrue(out.getSpec().getSchedulingGates().stream().anyMatch(g -> g.getName().equals(AceKeys.GATE)), "gated");
+        assertFalse(out.getMetadata().getAnnotations().containsKey(AceKeys.RESERVATION), "no reservation is promised");
+        assertTrue(out.getMetadata().getAnnotations().get(AceKeys.DECISION).contains("lost 5 races"),
+                out.getMetadata().getAnnotations().get(AceKeys.DECISION));
+        assertTrue(r.warnings().stream().anyMatch(w -> w.contains("gated until ACE's leader places it")), r.warnings().toString());
+        assertEquals(5, store.tried.size(), "five tries, each on GPUs the last one had not lost");
+        assertEquals(store.tried.size(), store.tried.stream().map(t -> t.node() + "/" + t.gpuMask()).distinct().count(),
+                "every try chose GPUs the tries before it had not lost");
+        assertEquals(0, f.allocator.ledger().all().stream().filter(Reservation::isAce)
+                .filter(e -> e.owner().namespace() != null && e.owner().namespace().equals("ml")).count(), "nothing held for it");
+    }
+}
