@@ -16,22 +16,38 @@ public final class DemandMix {
     private final boolean learning;
     private double[] weights;
     private long version;
+    /** GPUs per request the EWMA has seen (the scale of the GPU-weighted shares); starts at the prior's mean. */
+    private double gpuMass;
+    /** True: a request weighs its GPU count (the share of GPU demand); false: every request weighs one. */
+    private final boolean byGpu;
 
     /**
      * @param prior    share of GPU demand per size in {@link #SIZES} order (normalised here)
      * @param alpha    EWMA step per observed request (0 freezes the prior)
      */
-    public DemandMix(double[] prior, double alpha) {
+    public DemandMix(double[] prior, double alpha) { this(prior, alpha, true); }
+
+    /** @param byGpu weigh each request by its GPUs (true, the default) or count requests (the mix before issue 20) */
+    public DemandMix(double[] prior, double alpha, boolean byGpu) {
+        this.byGpu = byGpu;
         if (prior.length != SIZES.length) throw new IllegalArgumentException("prior needs " + SIZES.length + " entries");
         this.ewma = normalise(prior.clone());
         this.alpha = alpha;
         this.learning = alpha > 0;
         this.weights = quantise(ewma);
+        double perGpu = 0;
+        for (int s = 0; s < SIZES.length; s++) perGpu += ewma[s] / SIZES[s];
+        this.gpuMass = 1 / perGpu;
     }
 
     /** The mission's assumed inference mix (BENCHMARK.md protocol B): mostly small, TP2/TP4 common, TP8 rarer. */
     public static DemandMix inferenceDefault() {
         return new DemandMix(new double[]{0.15, 0.25, 0.30, 0.25, 0.05, 0, 0}, 0.01);
+    }
+
+    /** {@link #inferenceDefault()} learning the share of requests instead of GPUs (the engine before issue 20). */
+    public static DemandMix inferenceDefaultByRequest() {
+        return new DemandMix(new double[]{0.15, 0.25, 0.30, 0.25, 0.05, 0, 0}, 0.01, false);
     }
 
     public static DemandMix frozen(double[] prior) { return new DemandMix(prior, 0); }
@@ -45,15 +61,30 @@ public final class DemandMix {
         return new DemandMix(new double[]{0.25, 0.25, 0.25, 0.25, 0, 0, 0}, 0.01);
     }
 
-    /** Records a request for {@code gpus} whole GPUs (rounded up to the next block size). */
+    /**
+     * Records a request for {@code gpus} whole GPUs (rounded up to the next block size). By GPU:
+     * every share decays by the step and the request's size gains {@code step x gpus}, so the mix
+     * is the share of GPU demand per size (8-GPU requests, 8-11 % of openb's whole-GPU requests,
+     * carry 30-39 % of its GPUs).
+     */
     public void observe(int gpus) {
         if (!learning) return;
         int slot = slotOf(gpus);
         double mass = 0;
-        for (int s = 0; s < ewma.length; s++) {
-            double target = s == slot ? 1 : 0;
-            ewma[s] += alpha * (target - ewma[s]);
-            mass += ewma[s];
+        if (!byGpu) {
+            for (int s = 0; s < ewma.length; s++) {
+                double target = s == slot ? 1 : 0;
+                ewma[s] += alpha * (target - ewma[s]);
+                mass += ewma[s];
+            }
+        } else {
+            // GPU-weighted: the request adds its GPUs to its size's share, every share decays by
+            // alpha per request, so an 8-GPU request moves the mix eight times as far as a 1-GPU one
+            for (int s = 0; s < ewma.length; s++) {
+                ewma[s] = (1 - alpha) * gpuMass * ewma[s] + (s == slot ? alpha * Math.max(1, gpus) : 0);
+                mass += ewma[s];
+            }
+            gpuMass = mass;
         }
         boolean moved = false;
         for (int s = 0; s < ewma.length; s++) {

@@ -42,6 +42,7 @@ public final class FragmentationScorer {
     private final double coverage;
     private final boolean byGpu;
     private final double tpWeight;
+    private final boolean coarse;
 
     private record Shape(int gpus, int milli, long cpu, String model, NodeConstraints constraints) {}
 
@@ -81,13 +82,40 @@ public final class FragmentationScorer {
 
     /** @param tpWeight what one unit of TP damage weighs against one milli-GPU of fragmentation */
     public FragmentationScorer(double coverage, boolean byGpu, double tpWeight) {
+        this(coverage, byGpu, tpWeight, false);
+    }
+
+    /**
+     * @param coarse rank by FGD's own integer score ({@link #cost}) with ties to the lowest node
+     *               index, instead of by the exact milli-GPU added with ties to the fuller node
+     */
+    public FragmentationScorer(double coverage, boolean byGpu, double tpWeight, boolean coarse) {
         this.coverage = coverage;
         this.byGpu = byGpu;
         this.tpWeight = tpWeight;
+        this.coarse = coarse;
     }
 
     /** What one unit of TP damage weighs against one milli-GPU of fragmentation when the packer adds them. */
     public double tpWeight() { return tpWeight; }
+
+    /** True when choices are ranked by FGD's integer score and equal scores go to the lowest node index. */
+    public boolean coarse() { return coarse; }
+
+    /**
+     * What the packer adds to the weighted TP damage for a choice that adds {@code delta} milli-GPU
+     * of fragmentation. Coarse: FGD's score {@code int(100 sigmoid(-delta / 1000))} turned into a
+     * cost, {@code 100 - score} (0..100): changes of a few milli-GPU tie, and a tie goes to the
+     * lowest node index, so work fills nodes in order and the later nodes stay whole, as FGD does
+     * with its ties to the smallest node name. Exact: {@code delta} itself.
+     */
+    public double cost(double delta) {
+        if (!coarse) return delta;
+        return 100 - (long) (100.0 / (1.0 + Math.exp(delta / 1000.0)));
+    }
+
+    /** The lowest {@link #cost} taking {@code k} whole GPUs can have (it lowers fragmentation by at most 1,000 k milli). */
+    public double lowestCost(int k) { return cost(-1000.0 * k); }
 
     /** Counts a request's shape; the target is rebuilt as the count doubles, then every 1,024 requests. */
     public void observe(PlacementRequest r) {

@@ -24,7 +24,7 @@ final class GroupFragmentation {
         this.matches = matches;
     }
 
-    /** The table over free counts for taking {@code k} GPUs on any node of {@code g}, or null when its nodes differ. */
+    /** The table over free counts of the {@link FragmentationScorer#cost} of taking {@code k} GPUs on any node of {@code g}, or null when its nodes differ. */
     double[] table(IndexGroup g, int k, FragmentationScorer f) {
         if (g.sharedGpuNodes > 0) return null;
         Entry e = byGroup.get(g);
@@ -33,7 +33,11 @@ final class GroupFragmentation {
             byGroup.put(g, e);
         }
         if (e.admitted() == null) return null;
-        if (e.byK()[k] == null) e.byK()[k] = f.wholeDeltas(e.admitted(), k, g.board().gpuCount());
+        if (e.byK()[k] == null) {
+            double[] t = f.wholeDeltas(e.admitted(), k, g.board().gpuCount());
+            for (int i = 0; i < t.length; i++) t[i] = f.cost(t[i]);
+            e.byK()[k] = t;
+        }
         return e.byK()[k];
     }
 

@@ -165,6 +165,7 @@ final class NodeIndex implements ClusterState.Listener {
         DemandMix mix = config.mix();
         FragmentationScorer frag = config.fragmentation() == null || config.fragmentation().targetSize() == 0 ? null : config.fragmentation();
         int k = r.gpus();
+        boolean indexTies = frag != null && frag.coarse();
         int bestNode = -1;
         long bestSet = 0;
         double bestDamage = Double.MAX_VALUE;
@@ -187,7 +188,7 @@ final class NodeIndex implements ClusterState.Listener {
                     if (slot < 0) continue;
                     double damage = sc.total[m];
                     if (rank == bestRank && damage > bestDamage + 1e-9) break;
-                    int left = Integer.bitCount(m) - k;
+                    int left = indexTies ? 0 : Integer.bitCount(m) - k;
                     int cmp = compare(rank, damage, left, bestRank, bestDamage, bestLeft);
                     if (cmp > 0) continue;
                     int node = firstAllowed(g, slot, r);
@@ -210,7 +211,7 @@ final class NodeIndex implements ClusterState.Listener {
                     }
                     if (sc.set[m] == 0) continue;
                     double damage = sc.total[m];
-                    int left = freeCount - k;
+                    int left = indexTies ? 0 : freeCount - k;
                     int cmp = compare(rank, damage, left, bestRank, bestDamage, bestLeft);
                     if (cmp > 0) continue;
                     int node = firstAllowed(g, slot, r);
@@ -226,16 +227,16 @@ final class NodeIndex implements ClusterState.Listener {
                 long set = g.scorer.best(free, k, clique, mix, scratch);
                 if (set == 0) continue;
                 double damage = scratch[0];
-                int left = freeCount - k;
+                int left = indexTies ? 0 : freeCount - k;
                 int node = -1;
                 if (table != null) {
                     damage = damage * frag.tpWeight() + table[freeCount];
                 } else if (frag != null) {
                     // taking k whole GPUs lowers fragmentation by at most 1000 k milli: past that bound no node of the slot can win
-                    if (rank == bestRank && damage * frag.tpWeight() - 1000.0 * k > bestDamage + 1e-9) continue;
+                    if (rank == bestRank && damage * frag.tpWeight() + frag.lowestCost(k) > bestDamage + 1e-9) continue;
                     node = firstAllowed(g, slot, r);
                     if (node < 0) continue;
-                    damage = damage * frag.tpWeight() + (state.wholeGpusOnly(node)
+                    damage = damage * frag.tpWeight() + frag.cost(state.wholeGpusOnly(node)
                             ? frag.wholeDelta(state, node, freeCount, k)
                             : frag.delta(state, node, set, 1000, 0));
                 }

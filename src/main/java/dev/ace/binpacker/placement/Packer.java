@@ -126,7 +126,7 @@ public final class Packer {
                 set = fragmentationShareGpu(i, n, r, s, free, frag);
                 if (set == 0) continue;
                 damage = scratch[0];
-                left = state.milliFree(i, Long.numberOfTrailingZeros(set)) - r.milliPerGpu();
+                left = frag.coarse() ? 0 : state.milliFree(i, Long.numberOfTrailingZeros(set)) - r.milliPerGpu();
             } else if (r.isShare()) {
                 int g = bestShareGpu(i, n, r.milliPerGpu());
                 if (g < 0) continue;
@@ -138,8 +138,8 @@ public final class Packer {
                 set = s.best(free, r.gpus(), clique, mix, scratch);
                 if (set == 0) continue;
                 damage = scratch[0];
-                if (frag != null) damage = damage * frag.tpWeight() + frag.delta(state, i, set, 1000, r.cpuMilli());
-                left = Long.bitCount(free) - r.gpus();
+                if (frag != null) damage = damage * frag.tpWeight() + frag.cost(frag.delta(state, i, set, 1000, r.cpuMilli()));
+                left = frag != null && frag.coarse() ? 0 : Long.bitCount(free) - r.gpus();
             }
             // nodes are visited in index order, so only a strictly better candidate replaces the best
             if (NodeIndex.compare(rank, damage, left, bestRank, bestDamage, bestLeft) < 0) {
@@ -167,9 +167,9 @@ public final class Packer {
                 if (Double.isNaN(wholeFrag)) wholeFrag = frag.delta(state, i, bit, r.milliPerGpu(), r.cpuMilli());
                 double loss = s.value(free, config.mix()) - s.value(free & ~bit, config.mix());
                 double single = s.singleGpuLoss(free, bit, config.mix());
-                d = (loss - single) * frag.tpWeight() + single * FragmentationScorer.TP_PER_GPU + wholeFrag;
+                d = (loss - single) * frag.tpWeight() + frag.cost(single * FragmentationScorer.TP_PER_GPU + wholeFrag);
             } else {
-                d = frag.delta(state, i, bit, r.milliPerGpu(), r.cpuMilli());
+                d = frag.cost(frag.delta(state, i, bit, r.milliPerGpu(), r.cpuMilli()));
             }
             if (best == 0 || d < bestDamage - 1e-9 || (Math.abs(d - bestDamage) <= 1e-9 && f < state.milliFree(i, Long.numberOfTrailingZeros(best)))) {
                 best = bit;

@@ -12,15 +12,22 @@ public record PackerConfig(DemandMix mix, boolean poolPreferenceStrict, Fragment
     public PackerConfig(DemandMix mix, boolean poolPreferenceStrict) { this(mix, poolPreferenceStrict, null); }
 
     /**
-     * This configuration with fragmentation scoring on: a fresh scorer that learns from the requests
-     * seen, every shape counted (full coverage, which keeps rare 8-GPU shapes in the target; on the
-     * openb traces it allocates 0.1-0.4 point more than FGD's 95 % cut, see docs/benchmarks.md).
+     * This configuration with fragmentation scoring on, as the webhook runs it: a fresh scorer that
+     * learns from the requests seen, every shape counted (full coverage, which keeps rare 8-GPU
+     * shapes in the target), TP damage first, and below it FGD's coarse integer score with ties to
+     * the lowest node index ({@link FragmentationScorer#cost}; docs/benchmarks.md).
      */
-    public PackerConfig withFragmentation() { return withFragmentation(FragmentationScorer.TP_FIRST); }
+    public PackerConfig withFragmentation() {
+        return new PackerConfig(mix, poolPreferenceStrict, new FragmentationScorer(1.0, false, FragmentationScorer.TP_FIRST, true));
+    }
 
-    /** As {@link #withFragmentation()}, TP damage weighed {@code tpWeight} per unit against a milli-GPU of fragmentation. */
+    /**
+     * Fragmentation scored by the exact milli-GPU a choice adds, ties to the fuller node, TP damage
+     * weighed {@code tpWeight} per unit against a milli-GPU: the engine before issue 20 at
+     * {@link FragmentationScorer#TP_FIRST}, the one-scale weighting at {@link FragmentationScorer#TP_PER_GPU}.
+     */
     public PackerConfig withFragmentation(double tpWeight) {
-        return new PackerConfig(mix, poolPreferenceStrict, new FragmentationScorer(1.0, false, tpWeight));
+        return new PackerConfig(mix, poolPreferenceStrict, new FragmentationScorer(1.0, false, tpWeight, false));
     }
 
     /** This configuration without fragmentation scoring: TP capacity alone (the engine before issue 10). */

@@ -86,7 +86,7 @@ final class AcePolicy implements Policy {
         var frag = config.fragmentation();
         for (int i = 0; i < c.cluster().size(); i++) {
             if (s.cpuFree(i) < pod.cpuMilli()) continue;
-            double delta = frag == null ? 0 : frag.delta(s, i, 0, 0, pod.cpuMilli());
+            double delta = frag == null ? 0 : frag.cost(frag.delta(s, i, 0, 0, pod.cpuMilli()));
             long free = 0;
             for (int g = 0; g < c.cluster().gpus(i); g++) free += s.milliFree(i, g);
             if (delta < bestDelta - 1e-9 || (Math.abs(delta - bestDelta) <= 1e-9 && free < bestFree)) {

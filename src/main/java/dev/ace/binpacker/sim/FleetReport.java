@@ -41,7 +41,8 @@ public final class FleetReport {
                 runs.stream().mapToDouble(FleetResult::strandedGpus).sum() / n, runs.stream().mapToDouble(FleetResult::domainsClean).sum() / n,
                 runs.stream().mapToDouble(FleetResult::domainsFragmented).sum() / n, runs.stream().mapToDouble(FleetResult::domainsFull).sum() / n,
                 runs.stream().mapToInt(FleetResult::smallOnInference).sum(), nanos, meanCurve(runs, FleetResult::allocationByHour), w,
-                meanCurve(runs, FleetResult::tpOnCliqueByHour), meanCurve(runs, FleetResult::tpWaitingByHour));
+                meanCurve(runs, FleetResult::tpOnCliqueByHour), meanCurve(runs, FleetResult::tpWaitingByHour),
+                WaitCauses.sum(runs.stream().map(FleetResult::causes).toList()));
     }
 
     private static double[] meanCurve(List<FleetResult> runs, java.util.function.Function<FleetResult, double[]> curve) {
@@ -96,6 +97,9 @@ public final class FleetReport {
                     r.domainsClean(), r.domainsFragmented(), r.domainsFull(), r.smallOnInference(),
                     micros(r.decisionNanos(), 0.5), micros(r.decisionNanos(), 0.99));
         }
+        out.println("why TP replicas waited on arrival (capacity: fewer free GPUs than the replica on boards with a clique of its size;");
+        out.println("fragmented: enough free GPUs there, no free clique; TPk capacity/fragmented; GPUs on the partly used clique boards by kind)");
+        for (FleetResult r : rs) if (r.tpEverWaited() > 0) r.causes().print(out, r.policy());
     }
 
     public static String json(String trace, List<Long> seeds, List<FleetResult> rs) {

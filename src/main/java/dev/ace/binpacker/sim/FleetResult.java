@@ -15,11 +15,13 @@ package dev.ace.binpacker.sim;
  * @param waits              how long TP replicas waited for a clique
  * @param tpOnCliqueByHour   share (%) of the running TP replicas that sit on an NVLink clique, per hour
  * @param tpWaitingByHour    TP replicas waiting in the queue, mean per hour
+ * @param causes             why the TP replicas that waited could not start on arrival
  */
 public record FleetResult(String policy, int tpPods, double tpFullBandwidthPct, int tpDegraded, int tpWaiting, int tpEverWaited,
                           int otherFailed, double meanAllocation, double strandedGpus, double domainsClean,
                           double domainsFragmented, double domainsFull, int smallOnInference, long[] decisionNanos,
-                          double[] allocationByHour, Waits waits, double[] tpOnCliqueByHour, double[] tpWaitingByHour) {
+                          double[] allocationByHour, Waits waits, double[] tpOnCliqueByHour, double[] tpWaitingByHour,
+                          WaitCauses causes) {
     /**
      * Start delay of TP replicas.
      *

@@ -23,6 +23,14 @@ public final class OptimalBound {
     private OptimalBound() {}
 
     public static Result solve(SimCluster cluster, List<SimPod> pods, double timeLimitSeconds) {
+        return solve(cluster, pods, timeLimitSeconds, null);
+    }
+
+    /**
+     * As {@link #solve(SimCluster, List, double)}, CP-SAT started from {@code hint} (a feasible
+     * assignment, e.g. {@link OfflineRepair}'s), so its best solution is never worse than the hint.
+     */
+    public static Result solve(SimCluster cluster, List<SimPod> pods, double timeLimitSeconds, OfflineRepair.Assignment hint) {
         Loader.loadNativeLibraries();
         CpModel m = new CpModel();
         LinearExprBuilder objective = LinearExpr.newBuilder();
@@ -52,6 +60,7 @@ public final class OptimalBound {
                 if (pod.models() != -1 && (pod.models() & (1 << cluster.modelOf(n))) == 0) continue;
                 if (pod.cpuMilli() > cluster.cpuCap(n) || pod.numGpu() > cluster.gpus(n)) continue;
                 BoolVar x = m.newBoolVar("x" + p + "_" + n);
+                if (hint != null) m.addHint(x, hint.node()[p] == n ? 1 : 0);
                 choices.add(x);
                 onNode.get(n).add(x);
                 cpuOnNode.get(n).add(pod.cpuMilli());
@@ -63,8 +72,10 @@ public final class OptimalBound {
                     continue;
                 }
                 Literal[] use = new Literal[cluster.gpus(n)];
+                int hinted = hint == null || hint.node()[p] != n ? -1 : remap(cluster, pods, hint, n)[Long.numberOfTrailingZeros(hint.gpus()[p])];
                 for (int g = 0; g < use.length; g++) {
                     use[g] = m.newBoolVar("u" + p + "_" + n + "_" + g);
+                    if (hint != null) m.addHint((BoolVar) use[g], g == hinted ? 1 : 0);
                     onGpu.get(n).get(g).add(use[g]);
                     milliOnGpu.get(n).get(g).add((long) pod.milli());
                 }
@@ -77,6 +88,7 @@ public final class OptimalBound {
             BoolVar[] whole = new BoolVar[cluster.gpus(n)];
             for (int g = 0; g < whole.length; g++) {
                 whole[g] = m.newBoolVar("w" + n + "_" + g);
+                if (hint != null) m.addHint(whole[g], g < wholeGpus(pods, hint, n) ? 1 : 0);
                 if (g > 0) m.addImplication(whole[g], whole[g - 1]);
                 LinearExprBuilder load = LinearExpr.newBuilder();
                 List<Literal> v = onGpu.get(n).get(g);
@@ -92,6 +104,31 @@ public final class OptimalBound {
         solver.getParameters().setNumWorkers(1); // the machine is shared; one worker keeps runs comparable
         CpSolverStatus status = solver.solve(m);
         return new Result(Math.round(solver.objectiveValue()), Math.round(solver.bestObjectiveBound()), status.name(), solver.wallTime());
+    }
+
+    /** GPUs of node {@code n} that the hint's whole-GPU pods take. */
+    private static int wholeGpus(List<SimPod> pods, OfflineRepair.Assignment hint, int n) {
+        int w = 0;
+        for (int p = 0; p < pods.size(); p++) {
+            if (hint.node()[p] == n && !pods.get(p).cpuOnly() && !pods.get(p).isShare()) w += pods.get(p).numGpu();
+        }
+        return w;
+    }
+
+    /**
+     * The model puts GPUs taken whole first on each node: the hint's GPU indices of node {@code n}
+     * renumbered so, whole-GPU GPUs first, then the others in index order.
+     */
+    private static int[] remap(SimCluster cluster, List<SimPod> pods, OfflineRepair.Assignment hint, int n) {
+        long whole = 0;
+        for (int p = 0; p < pods.size(); p++) {
+            if (hint.node()[p] == n && !pods.get(p).cpuOnly() && !pods.get(p).isShare()) whole |= hint.gpus()[p];
+        }
+        int[] to = new int[cluster.gpus(n)];
+        int next = 0;
+        for (int g = 0; g < to.length; g++) if ((whole & (1L << g)) != 0) to[g] = next++;
+        for (int g = 0; g < to.length; g++) if ((whole & (1L << g)) == 0) to[g] = next++;
+        return to;
     }
 
     private static LinearExpr weighted(List<Literal> vars, List<Long> weights) {

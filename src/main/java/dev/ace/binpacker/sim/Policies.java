@@ -27,6 +27,8 @@ public final class Policies {
             case "ace-neutral" -> new AcePolicy(c, () -> PackerConfig.defaults().withMix(DemandMix.neutral()));
             case "ace-tp2-hgx" -> new AcePolicy(c, PackerConfig::defaults, false);
             case "ace-nofrag" -> new AcePolicy(c, () -> PackerConfig.defaults().withoutFragmentation());
+            case "ace-exact" -> new AcePolicy(c, () -> PackerConfig.defaults().withFragmentation(FragmentationScorer.TP_FIRST));
+            case "ace-mix-requests" -> new AcePolicy(c, () -> PackerConfig.defaults().withMix(DemandMix.inferenceDefaultByRequest()));
             case "ace-frag-equal" -> new AcePolicy(c, () -> PackerConfig.defaults().withFragmentation(FragmentationScorer.TP_PER_GPU));
             default -> throw new IllegalArgumentException("unknown policy '" + name + "'; known: " + String.join(", ", Policy.NAMES));
         };

@@ -66,6 +66,9 @@ public final class ProtocolB {
         int hours = (int) (pods.get(pods.size() - 1).arrival() / 3600) + 1;
         double[][] byHour = new double[3][hours];
         int[] inHour = new int[hours];
+        java.util.Map<String, String> kinds = new java.util.HashMap<>();
+        for (FleetPod q : pods) kinds.put(q.id(), q.kind());
+        WaitCauses causes = new WaitCauses();
         for (FleetPod pod : pods) {
             while (!departures.isEmpty() && departures.peek().time() <= pod.arrival()) {
                 Departure d = departures.poll();
@@ -106,6 +109,7 @@ public final class ProtocolB {
                     smallOnInference++;
                 }
             } else if (pod.isTp()) {
+                causes.record(ctx.state(), cluster, p, pod, departures.stream().map(Departure::id).toList(), kinds);
                 waiting.add(pod);
                 everWaited++;
             } else {
@@ -135,7 +139,7 @@ public final class ProtocolB {
         return new FleetResult(policy, tpPods, tpPlaced == 0 ? 100 : 100.0 * tpFull / tpPlaced, tpPlaced - tpFull, waiting.size(), everWaited,
                 otherFailed, allocSum / samples, strandedSum / samples, clean / samples, frag / samples, full / samples,
                 smallOnInference, java.util.Arrays.copyOf(nanos, decisions), hourly(byHour[0], inHour), w,
-                hourly(byHour[1], inHour), hourly(byHour[2], inHour));
+                hourly(byHour[1], inHour), hourly(byHour[2], inHour), causes);
     }
 
     static double quantile(double[] sorted, double q) {

@@ -35,4 +35,18 @@ class DemandMixTest {
         assertEquals(0, mix.version());
         assertEquals(0.26, mix.weight(0), 1e-9, "a quarter, on the 2 % grid (12.5 steps rounds up)");
     }
+
+    @Test
+    @DisplayName("The mix is the share of GPU demand: as many 8-GPU as 1-GPU requests weigh 8 to 1")
+    void weighsGpusNotRequests() {
+        DemandMix byGpu = DemandMix.inferenceDefault();
+        DemandMix byRequest = DemandMix.inferenceDefaultByRequest();
+        for (int i = 0; i < 4000; i++) {
+            int gpus = i % 2 == 0 ? 1 : 8;
+            byGpu.observe(gpus);
+            byRequest.observe(gpus);
+        }
+        assertEquals(8.0 / 9, byGpu.weight(DemandMix.slotOf(8)), 0.03, byGpu.toString());
+        assertEquals(0.5, byRequest.weight(DemandMix.slotOf(8)), 0.03, byRequest.toString());
+    }
 }
