@@ -48,7 +48,7 @@ class CoarseTieTest {
     void fgd_cost_is_its_integer_score_turned_around() {
         FragmentationScorer f = new FragmentationScorer(1.0, false, FragmentationScorer.TP_FIRST, true);
         assertEquals(50, f.cost(0));
-        assertEquals(f.cost(0), f.cost(5), "a few milli-GPU either way is a tie");
+        assertEquals(f.cost(-2000), f.cost(-1995), "a few milli-GPU either way is a tie (away from a step of the integer score)");
         assertEquals(1, f.cost(-5000));
         assertEquals(100, f.cost(8000));
         assertEquals(f.cost(-4000), f.lowestCost(4));
