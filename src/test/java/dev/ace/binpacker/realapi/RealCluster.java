@@ -23,13 +23,14 @@ public final class RealCluster {
     /**
      * The settings the replicas get beyond the shipped defaults. An untied reservation (its pod never reached etcd,
      * e.g. an API server stopped mid-request) expires after 45 s instead of 5 minutes, so a scenario can see it go.
-     * At most 2 concurrent HTTP/2 streams per connection: one API server keeps one HTTP/2 connection to a webhook
-     * URL, so behind a per-connection balancer (kube-proxy, or {@link RoundRobinProxy}) every admission would go to
-     * one replica; a cluster sees both replicas answer because it has several API servers. With the limit, the API
-     * server opens a connection per pair of concurrent admissions and the proxy spreads them over both replicas.
+     * One concurrent HTTP/2 stream per connection: one API server keeps one HTTP/2 connection to a webhook URL, so
+     * behind a per-connection balancer (kube-proxy, or {@link RoundRobinProxy}) every admission would go to one
+     * replica; a cluster sees both replicas answer because it has several API servers. With the limit, the API server
+     * opens a connection for every admission running beside another, and the proxy spreads them over both replicas
+     * (with 2, fast admissions seldom overlapped by three and a race once ran on one replica only).
      */
     static final Map<String, String> REPLICA_PROPERTIES = Map.of("ace.reservations.pending-ttl", "45s",
-            "quarkus.http.limits.max-concurrent-streams", "2");
+            "quarkus.http.limits.max-concurrent-streams", "1");
 
     private static RealCluster instance;
     private static Throwable failed;
