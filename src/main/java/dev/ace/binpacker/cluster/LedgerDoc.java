@@ -16,6 +16,19 @@ import java.util.function.UnaryOperator;
  *                         leader last applied to the entries; a report of a lower generation is stale
  */
 public record LedgerDoc(String node, String resourceVersion, Capacity capacity, List<Reservation> entries, long reportGeneration) {
+    /**
+     * Whether one version of an object is older than another. resourceVersions are opaque to clients; kube-apiserver's
+     * are etcd revisions, so numbers compare; one that does not parse is never older (a wrong guess costs one 409 and
+     * a read, never a GPU).
+     */
+    static boolean olderVersion(String candidate, String than) {
+        try {
+            return Long.parseLong(candidate) < Long.parseLong(than);
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+
     /** A node's GPUs as one replica sees them. */
     public record Capacity(int gpus, int usable, int foreign) {
         public static final Capacity UNKNOWN = new Capacity(0, 0, 0);

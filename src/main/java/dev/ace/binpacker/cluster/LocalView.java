@@ -181,22 +181,13 @@ public final class LocalView {
         ledgerSeen.accept(doc);
         synchronized (ledgerVersions) {
             String applied = ledgerVersions.get(doc.node());
-            if (applied != null && older(doc.resourceVersion(), applied)) return;
+            if (applied != null && LedgerDoc.olderVersion(doc.resourceVersion(), applied)) return;
             ledgerVersions.put(doc.node(), doc.resourceVersion());
             ledgers.add(doc.node());
             allocator.get().mirror(doc.node(), doc.entries());
         }
         refresh(doc.node());
         onChange.run();
-    }
-
-    /** resourceVersions of one object are etcd revisions: numbers that only grow (an unparsable one is never older). */
-    static boolean older(String candidate, String than) {
-        try {
-            return Long.parseLong(candidate) < Long.parseLong(than);
-        } catch (RuntimeException e) {
-            return false;
-        }
     }
 
     public void ledgerGone(String node) {

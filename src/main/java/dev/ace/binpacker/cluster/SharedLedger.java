@@ -53,16 +53,9 @@ public final class SharedLedger implements ReservationStore {
     /** The informer saw the object deleted. */
     public void gone(String node) { known.remove(node); }
 
-    /**
-     * The newer of two versions of one object. resourceVersions are opaque to clients; kube-apiserver's are
-     * etcd revisions, so numbers compare, and a guess that is wrong costs one 409 and a read, never a GPU.
-     */
+    /** The newer of two versions of one object ({@link LedgerDoc#olderVersion}); {@code b} on a tie. */
     static LedgerDoc newer(LedgerDoc a, LedgerDoc b) {
-        try {
-            return Long.parseLong(b.resourceVersion()) >= Long.parseLong(a.resourceVersion()) ? b : a;
-        } catch (RuntimeException e) {
-            return b;
-        }
+        return LedgerDoc.olderVersion(b.resourceVersion(), a.resourceVersion()) ? a : b;
     }
 
     /** One queued change of a node's object: an edit of its current version, with what the edit decided. */

@@ -43,6 +43,8 @@ public final class AceKeys {
     public static final String GPU_PRODUCT = "nvidia.com/gpu.product";
     public static final String GPU_COUNT = "nvidia.com/gpu.count";
     public static final String HOSTNAME = "kubernetes.io/hostname";
+    /** Prefix of the labels and annotations LeaderWorkerSet puts on its pods (read, never written on real pods). */
+    public static final String LWS_PREFIX = "leaderworkerset.sigs.k8s.io/";
     /** The node field ACE pins pods with ({@code matchFields}), as the DaemonSet controller does: never the hostname label. */
     public static final String NODE_NAME_FIELD = "metadata.name";
     /** Resource group and version of ACE's ledger objects ({@code GpuLedger}, one per GPU node, cluster-scoped). */

@@ -167,7 +167,7 @@ public final class Classifier {
         }
         if (labels.containsKey("batch.kubernetes.io/job-name") || labels.containsKey("job-name")) return "Job";
         for (String key : BATCH_LABELS) {
-            if (rayServing && key.equals("ray.io/cluster")) continue;
+            if (rayServing && key.equals(RAY_CLUSTER_LABEL)) continue;
             if (labels.containsKey(key)) return "label " + key;
         }
         return null;
@@ -175,6 +175,8 @@ public final class Classifier {
 
     /** The label KubeRay puts on the pods of a RayService's Ray clusters. */
     static final String RAY_SERVE_LABEL = "ray.io/serve";
+    /** The label KubeRay puts on every pod of a Ray cluster. */
+    static final String RAY_CLUSTER_LABEL = "ray.io/cluster";
 
     /** API groups of the training and batch controllers whose pods are batch work (issue 17). */
     static final Set<String> BATCH_GROUPS = Set.of("kubeflow.org", "trainer.kubeflow.org", "ray.io", "argoproj.io",
@@ -185,7 +187,7 @@ public final class Classifier {
             "JobFlow");
     /** Labels those controllers put on every pod they create (a tenant may add one: it only makes the pod batch). */
     static final List<String> BATCH_LABELS = List.of("training.kubeflow.org/job-name", "trainer.kubeflow.org/trainjob-ancestor-step", "jobset.sigs.k8s.io/jobset-name",
-            "ray.io/cluster", "workflows.argoproj.io/workflow", "volcano.sh/job-name");
+            RAY_CLUSTER_LABEL, "workflows.argoproj.io/workflow", "volcano.sh/job-name");
 
     /** The serving controller whose labels the pod carries (KServe InferenceService, LLMInferenceService), or null. */
     static String servingController(Map<String, String> labels) {

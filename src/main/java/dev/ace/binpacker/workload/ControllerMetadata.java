@@ -42,15 +42,15 @@ final class ControllerMetadata {
             }
             case "LeaderWorkerSet" -> {
                 boolean leader = role.equals("leader");
-                labels.put(WorkloadPods.LWS_PREFIX + "name", base);
-                labels.put(WorkloadPods.LWS_PREFIX + "group-index", "0");
-                labels.put(WorkloadPods.LWS_PREFIX + "worker-index", leader ? "0" : "1");
+                labels.put(AceKeys.LWS_PREFIX + "name", base);
+                labels.put(AceKeys.LWS_PREFIX + "group-index", "0");
+                labels.put(AceKeys.LWS_PREFIX + "worker-index", leader ? "0" : "1");
                 // The leader StatefulSet is named after the set; each group's workers get <name>-<group>.
                 owner(meta, "apps/v1", "StatefulSet", leader ? base : base + "-0");
                 // LWS writes the group size on every pod it creates; ACE's group resolver reads it there.
                 ObjectNode annotations = meta.has("annotations") && meta.get("annotations").isObject()
                         ? (ObjectNode) meta.get("annotations") : meta.putObject("annotations");
-                annotations.put(WorkloadPods.LWS_PREFIX + "size", Integer.toString(object.at("/spec/leaderWorkerTemplate/size").asInt(1)));
+                annotations.put(AceKeys.LWS_PREFIX + "size", Integer.toString(object.at("/spec/leaderWorkerTemplate/size").asInt(1)));
                 meta.put("name", leader ? base + "-0" : base + "-0-1");
             }
             case "InferenceService" -> {

@@ -23,7 +23,6 @@ public final class WorkloadPods {
 
     /** Kinds with pod templates, by kind: the API group ("" would be core). */
     public static final Map<String, String> KINDS = kinds();
-    static final String LWS_PREFIX = "leaderworkerset.sigs.k8s.io/";
 
     private static Map<String, String> kinds() {
         Map<String, String> m = new java.util.LinkedHashMap<>();

@@ -55,14 +55,10 @@ class BurstScenariosTest {
             eventually(() -> seen(a, res.id()) && seen(b, res.id()), "both informers see pod " + res.id());
         }
         assertEquals(12, ids.size());
-        List<Reservation> stored = k8s.ledgerDocs().stream().flatMap(d -> d.entries().stream()).toList();
+        List<Reservation> stored = k8s.storeEntries();
         assertEquals(12, stored.size());
         assertTrue(stored.stream().allMatch(Reservation::pending), "no entry is tied yet: the cap did not wait for the leader");
         assertEquals(24, stored.stream().mapToInt(Reservation::gpuCount).sum());
-    }
-
-    private List<Reservation> storeEntries() {
-        return k8s.ledgerDocs().stream().flatMap(d -> d.entries().stream()).toList();
     }
 
     private static boolean seen(MockReplica r, String id) {
@@ -85,7 +81,7 @@ class BurstScenariosTest {
         // one off. So: the bound, give or take the one whose write is in flight, and every later review denied.
         assertTrue(placed >= 6 && placed <= 7, "the arriving bound of 6 (one in flight at most): " + placed);
         int held = placed;
-        eventually(() -> storeEntries().size() == held, "the store holds exactly the placed reservations: denied ones gave theirs back");
+        eventually(() -> k8s.storeEntries().size() == held, "the store holds exactly the placed reservations: denied ones gave theirs back");
         eventually(() -> a.fleet.allocator().pendingOf("ml").size() == held, "and the replica counts exactly those");
     }
 }

@@ -50,12 +50,6 @@ class ClusterScenariosTest {
         return p;
     }
 
-    private Pod admitAndCreate(MockReplica r, Pod pod) {
-        Pod out = r.admit(pod);
-        assertNotNull(out, "admitted");
-        return k8s.create(out);
-    }
-
     static Optional<Reservation> told(Pod p) {
         var a = p.getMetadata().getAnnotations();
         return a == null ? Optional.empty() : ReservationJson.read(dev.ace.binpacker.admission.Json.newMapper(), a.get(AceKeys.RESERVATION), 0);
@@ -84,10 +78,10 @@ class ClusterScenariosTest {
         eventually(() -> a.fleet.allocator().observedOn("hgx-h100-0") == 6 && a.fleet.allocator().observedOn("hgx-h100-1") == 6,
                 "the four 3-GPU pods counted on their nodes");
 
-        Pod big = admitAndCreate(a, tp(8, "llama-405b"));
+        Pod big = k8s.admitAndCreate(a, tp(8, "llama-405b"));
         assertTrue(GateRelease.isGated(big), "no node has 8 free GPUs: gated, not pinned to a node that cannot take it");
         assertTrue(told(big).isEmpty());
-        Pod small = admitAndCreate(a, tp(2, "llama-8b"));
+        Pod small = k8s.admitAndCreate(a, tp(2, "llama-8b"));
         Reservation r = told(small).orElseThrow();
         assertEquals(1, k8s.schedule(), "the TP2 pod binds where ACE pinned it");
         assertEquals(r.node(), live(small).getSpec().getNodeName());
@@ -102,20 +96,16 @@ class ClusterScenariosTest {
         return a;
     }
 
-    private List<Reservation> storeEntries() {
-        return k8s.ledgerDocs().stream().flatMap(d -> d.entries().stream()).toList();
-    }
-
     @Test
     void two_replicas_and_one_leader_release_a_gated_pod_exactly_once() {
         k8s.node(TestNodes.node("hgx-h100-0", 8));
         MockReplica a = k8s.replica("a").start();
         MockReplica b = k8s.replica("b").start();
         eventually(() -> a.ready() && b.ready() && (a.leading() ^ b.leading()), "both ready, exactly one leads");
-        Pod big = admitAndCreate(a, tp(8, "big"));
+        Pod big = k8s.admitAndCreate(a, tp(8, "big"));
         assertEquals(1, k8s.schedule());
-        Pod w1 = admitAndCreate(b, tp(4, "waiting-1"));
-        Pod w2 = admitAndCreate(a, tp(4, "waiting-2"));
+        Pod w1 = k8s.admitAndCreate(b, tp(4, "waiting-1"));
+        Pod w2 = k8s.admitAndCreate(a, tp(4, "waiting-2"));
         assertTrue(GateRelease.isGated(w1) && GateRelease.isGated(w2));
         eventually(() -> a.pending.size() == 2 && b.pending.size() == 2, "both replicas queue both gated pods");
 
@@ -124,10 +114,10 @@ class ClusterScenariosTest {
         long gpus = told(live(w1)).orElseThrow().gpuMask() | told(live(w2)).orElseThrow().gpuMask();
         assertEquals(0xffL, gpus, "the two TP4 pods share the board without overlap");
         assertEquals(2, k8s.api.podPatches.get(), "each gated pod was patched exactly once");
-        eventually(() -> storeEntries().size() == 2 && storeEntries().stream().allMatch(e -> !e.pending()),
+        eventually(() -> k8s.storeEntries().size() == 2 && k8s.storeEntries().stream().allMatch(e -> !e.pending()),
                 "two entries, each tied to its pod");
         assertEquals(List.of(live(w1).getMetadata().getUid(), live(w2).getMetadata().getUid()).stream().sorted().toList(),
-                storeEntries().stream().map(e -> e.owner().podUid()).sorted().toList());
+                k8s.storeEntries().stream().map(e -> e.owner().podUid()).sorted().toList());
         assertEquals(2, k8s.schedule());
         eventually(() -> a.entries().size() == 2 && b.entries().size() == 2 && a.pending.size() == 0 && b.pending.size() == 0,
                 "both replicas mirror the same two entries and queue nothing");
@@ -138,17 +128,17 @@ class ClusterScenariosTest {
     void a_pod_recreated_with_the_same_name_is_a_new_owner_and_a_copy_of_its_annotation_is_just_counted() {
         k8s.namespace("team-exempt", "exempt");
         MockReplica a = leaderOn("hgx-h100-0");
-        Pod first = admitAndCreate(a, tp(4, "db-0"));
+        Pod first = k8s.admitAndCreate(a, tp(4, "db-0"));
         k8s.schedule();
         String firstId = told(first).orElseThrow().id();
-        eventually(() -> storeEntries().stream().anyMatch(e -> first.getMetadata().getUid().equals(e.owner().podUid())),
+        eventually(() -> k8s.storeEntries().stream().anyMatch(e -> first.getMetadata().getUid().equals(e.owner().podUid())),
                 "the entry is tied to the first pod's UID");
 
         k8s.client.pods().inNamespace("ml").withName("db-0").delete();
-        Pod second = admitAndCreate(a, tp(4, "db-0"));
+        Pod second = k8s.admitAndCreate(a, tp(4, "db-0"));
         k8s.schedule();
         assertTrue(!told(second).orElseThrow().id().equals(firstId), "a new admission, a new random id");
-        eventually(() -> storeEntries().size() == 1 && second.getMetadata().getUid().equals(storeEntries().get(0).owner().podUid()),
+        eventually(() -> k8s.storeEntries().size() == 1 && second.getMetadata().getUid().equals(k8s.storeEntries().get(0).owner().podUid()),
                 "only the second pod's entry is left, tied to its UID");
 
         Pod copy = job(4, "copy-of-db-0", "team-exempt");
@@ -157,22 +147,22 @@ class ClusterScenariosTest {
         assertEquals(1, k8s.schedule());
         eventually(() -> a.fleet.allocator().observedOn("hgx-h100-0") == 4 && a.metrics.conflicts.get() >= 1,
                 "the copy holds its own 4 GPUs, counted, and the conflict is reported");
-        assertEquals(second.getMetadata().getUid(), storeEntries().get(0).owner().podUid(), "the entry stays with its pod");
+        assertEquals(second.getMetadata().getUid(), k8s.storeEntries().get(0).owner().podUid(), "the entry stays with its pod");
     }
 
     @Test
     void a_failed_replica_is_replaced_by_a_gated_pod_that_gets_its_gpus() {
         MockReplica a = leaderOn("hgx-h100-0");
-        Pod old = admitAndCreate(a, tp(8, "web-a"));
+        Pod old = k8s.admitAndCreate(a, tp(8, "web-a"));
         k8s.schedule();
-        Pod replacement = admitAndCreate(a, tp(8, "web-b"));
+        Pod replacement = k8s.admitAndCreate(a, tp(8, "web-b"));
         assertTrue(GateRelease.isGated(replacement));
         k8s.phase(live(old), "Failed");
         eventually(() -> !GateRelease.isGated(live(replacement)), "the replacement is released onto the freed GPUs");
         assertEquals("hgx-h100-0", told(live(replacement)).orElseThrow().node());
         assertEquals(1, k8s.schedule());
         assertEquals("hgx-h100-0", live(replacement).getSpec().getNodeName());
-        eventually(() -> storeEntries().size() == 1, "the failed replica's entry is gone");
+        eventually(() -> k8s.storeEntries().size() == 1, "the failed replica's entry is gone");
     }
 
     @Test
@@ -195,22 +185,22 @@ class ClusterScenariosTest {
         int before = a.metrics.conflicts.get();
         k8s.api.fail("PUT", "/gpuledgers", "\"podName\":\"lucky\"", 409, 2);
         k8s.api.fail("POST", "/gpuledgers", "\"podName\":\"lucky\"", 409, 2);
-        Pod ok = admitAndCreate(a, tp(4, "lucky"));
+        Pod ok = k8s.admitAndCreate(a, tp(4, "lucky"));
         assertTrue(told(ok).isPresent());
         assertTrue(a.metrics.conflicts.get() >= before + 2, "every lost compare-and-swap is counted");
-        eventually(() -> storeEntries().size() == 1, "only the committed reservation is in the ledger");
+        eventually(() -> k8s.storeEntries().size() == 1, "only the committed reservation is in the ledger");
     }
 
     @Test
     void a_dropped_watch_relists_and_a_pod_deleted_meanwhile_frees_its_gpus() {
         MockReplica a = leaderOn("hgx-h100-0");
-        Pod p = admitAndCreate(a, tp(8, "big"));
+        Pod p = k8s.admitAndCreate(a, tp(8, "big"));
         k8s.schedule();
-        eventually(() -> storeEntries().size() == 1 && !storeEntries().get(0).pending(), "tied");
+        eventually(() -> k8s.storeEntries().size() == 1 && !k8s.storeEntries().get(0).pending(), "tied");
         k8s.api.dropWatches("/api/v1/pods");
         k8s.client.pods().inNamespace("ml").withName("big").delete();
-        eventually(() -> storeEntries().isEmpty() && a.entries().isEmpty(), "the entry is released after the relist");
-        Pod next = admitAndCreate(a, tp(8, "next"));
+        eventually(() -> k8s.storeEntries().isEmpty() && a.entries().isEmpty(), "the entry is released after the relist");
+        Pod next = k8s.admitAndCreate(a, tp(8, "next"));
         assertEquals("hgx-h100-0", told(next).orElseThrow().node(), "the freed GPUs are handed out again");
         assertNotNull(p);
     }
@@ -222,9 +212,9 @@ class ClusterScenariosTest {
         eventually(() -> a.ready() && a.leading(), "a leads");
         MockReplica b = k8s.replica("b").start();
         eventually(b::ready, "b ready");
-        Pod big = admitAndCreate(a, tp(8, "big"));
+        Pod big = k8s.admitAndCreate(a, tp(8, "big"));
         k8s.schedule();
-        Pod waiting = admitAndCreate(b, tp(8, "waiting"));
+        Pod waiting = k8s.admitAndCreate(b, tp(8, "waiting"));
         assertTrue(GateRelease.isGated(waiting));
 
         // a's renewals fail from now on (its node is partitioned from the API server, say)
@@ -236,16 +226,16 @@ class ClusterScenariosTest {
 
         k8s.phase(live(big), "Succeeded");
         eventually(() -> !GateRelease.isGated(live(waiting)), "the new leader releases the gated pod");
-        eventually(() -> storeEntries().size() == 1, "the finished pod's entry is released, the released pod's kept");
+        eventually(() -> k8s.storeEntries().size() == 1, "the finished pod's entry is released, the released pod's kept");
     }
 
     @Test
     void a_node_whose_gpu_count_shrinks_keeps_its_reservations_reports_the_overcommit_and_repairs_the_stuck_pin() {
         MockReplica a = leaderOn("hgx-h100-0");
-        Pod running = admitAndCreate(a, tp(4, "running"));
+        Pod running = k8s.admitAndCreate(a, tp(4, "running"));
         assertEquals(1, k8s.schedule());
-        Pod pinned = admitAndCreate(a, tp(4, "pinned")); // the scheduler has not bound it yet
-        eventually(() -> storeEntries().size() == 2, "two entries");
+        Pod pinned = k8s.admitAndCreate(a, tp(4, "pinned")); // the scheduler has not bound it yet
+        eventually(() -> k8s.storeEntries().size() == 2, "two entries");
 
         k8s.setAllocatable("hgx-h100-0", 4); // four GPUs went unhealthy: the device plugin offers four
         eventually(() -> a.fleet.allocator().usable("hgx-h100-0") == 4, "a sees the new allocatable");
@@ -259,7 +249,7 @@ class ClusterScenariosTest {
         assertTrue(k8s.client.v1().events().inNamespace("ml").list().getItems().stream()
                 .anyMatch(e -> e.getReason().equals(PinRepair.REASON) && e.getInvolvedObject().getName().equals("pinned")), "with an Event saying why");
         assertTrue(k8s.pod("ml", "running").isPresent(), "the bound pod is untouched");
-        eventually(() -> storeEntries().size() == 1, "the deleted pod's entry is released");
+        eventually(() -> k8s.storeEntries().size() == 1, "the deleted pod's entry is released");
         assertNotNull(running);
         assertNotNull(pinned);
     }
@@ -267,18 +257,18 @@ class ClusterScenariosTest {
     @Test
     void a_restarted_replica_rebuilds_the_ledger_and_the_queue_order_before_it_is_ready() throws InterruptedException {
         MockReplica a = leaderOn("hgx-h100-0");
-        admitAndCreate(a, tp(8, "big"));
+        k8s.admitAndCreate(a, tp(8, "big"));
         k8s.schedule();
         Pod low = tp(4, "low");
-        admitAndCreate(a, low);
+        k8s.admitAndCreate(a, low);
         Pod highOld = tp(4, "high-old");
         highOld.getSpec().setPriority(100);
-        admitAndCreate(a, highOld);
+        k8s.admitAndCreate(a, highOld);
         Thread.sleep(1_100); // creation timestamps have one-second resolution
         Pod highNew = tp(4, "high-new");
         highNew.getSpec().setPriority(100);
-        admitAndCreate(a, highNew);
-        eventually(() -> storeEntries().size() == 1 && !storeEntries().get(0).pending(), "the running pod's entry is tied");
+        k8s.admitAndCreate(a, highNew);
+        eventually(() -> k8s.storeEntries().size() == 1 && !k8s.storeEntries().get(0).pending(), "the running pod's entry is tied");
         a.close();
 
         k8s.api.slow("GET", "/api/v1/pods?", 1_500, 1); // the first pod list of the new replica is slow

@@ -65,20 +65,12 @@ class GroupScenariosTest {
         return p;
     }
 
-    private Pod admitAndCreate(Pod pod) {
-        Pod out = a.admit(pod);
-        assertNotNull(out, "admitted");
-        return k8s.create(out);
-    }
+    private Pod admitAndCreate(Pod pod) { return k8s.admitAndCreate(a, pod); }
 
     private Pod live(Pod p) { return k8s.pod(p.getMetadata().getNamespace(), p.getMetadata().getName()).orElseThrow(); }
 
-    private List<Reservation> storeEntries() {
-        return k8s.ledgerDocs().stream().flatMap(d -> d.entries().stream()).toList();
-    }
-
     private Set<String> uidsHolding() {
-        return storeEntries().stream().map(e -> e.owner().podUid()).collect(Collectors.toSet());
+        return k8s.storeEntries().stream().map(e -> e.owner().podUid()).collect(Collectors.toSet());
     }
 
     /** The leader's group keeper has looked at the queue at least twice since now and sees {@code waiting} groups of 2. */
@@ -119,10 +111,10 @@ class GroupScenariosTest {
         Pod leader = admitAndCreate(lws("sglang", 3, 0, 2));
         eventually(() -> a.pending.size() == 1, "the leader queued");
         keeperSees(1);
-        assertTrue(storeEntries().isEmpty(), "half a group holds no GPU, even with both cliques free");
+        assertTrue(k8s.storeEntries().isEmpty(), "half a group holds no GPU, even with both cliques free");
         Pod worker = admitAndCreate(lws("sglang", 3, 1, 2));
         eventually(() -> !GateRelease.isGated(live(leader)) && !GateRelease.isGated(live(worker)), "both ranks released together");
-        assertEquals(2, storeEntries().size());
+        assertEquals(2, k8s.storeEntries().size());
     }
 
     @Test
@@ -139,7 +131,7 @@ class GroupScenariosTest {
         Pod[] waits = firstWon ? new Pod[] {l2, w2} : new Pod[] {l1, w1};
         keeperSees(1);
         assertTrue(GateRelease.isGated(live(waits[0])) && GateRelease.isGated(live(waits[1])), "the other waits whole");
-        assertEquals(2, storeEntries().size(), "three cliques, four wanted: the waiting group holds none, no deadlock");
+        assertEquals(2, k8s.storeEntries().size(), "three cliques, four wanted: the waiting group holds none, no deadlock");
         assertEquals(2, k8s.schedule());
 
         for (Pod p : won) k8s.client.pods().inNamespace("ml").withName(p.getMetadata().getName()).delete();

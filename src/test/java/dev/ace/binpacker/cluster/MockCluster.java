@@ -124,6 +124,18 @@ final class MockCluster implements AutoCloseable {
         return client.genericKubernetesResources(CrdLedgerStore.CONTEXT).list().getItems();
     }
 
+    /** The pod as replica {@code r}'s /mutate answered it (asserted admitted), then created on the API server. */
+    Pod admitAndCreate(MockReplica r, Pod pod) {
+        Pod out = r.admit(pod);
+        org.junit.jupiter.api.Assertions.assertNotNull(out, "admitted");
+        return create(out);
+    }
+
+    /** Every entry of every GpuLedger object the API server holds now. */
+    List<dev.ace.binpacker.placement.Reservation> storeEntries() {
+        return ledgerDocs().stream().flatMap(d -> d.entries().stream()).toList();
+    }
+
     List<LedgerDoc> ledgerDocs() {
         LedgerCodec codec = new LedgerCodec(json);
         return ledgerObjects().stream().map(codec::read).toList();

@@ -53,19 +53,9 @@ class NodeTruthScenariosTest {
         return new NodeReport.PodDevices(p.getMetadata().getNamespace(), p.getMetadata().getName(), gpus, 0, 0);
     }
 
-    private Pod admitAndCreate(MockReplica r, Pod pod) {
-        Pod out = r.admit(pod);
-        assertNotNull(out, "admitted");
-        return k8s.create(out);
-    }
-
-    private List<Reservation> storeEntries() {
-        return k8s.ledgerDocs().stream().flatMap(d -> d.entries().stream()).toList();
-    }
-
     private Optional<Reservation> storeEntryOf(Pod p) {
         String id = told(p).orElseThrow().id();
-        return storeEntries().stream().filter(e -> e.id().equals(id)).findFirst();
+        return k8s.storeEntries().stream().filter(e -> e.id().equals(id)).findFirst();
     }
 
     private static boolean holdsExactly(MockReplica r, Pod p, long gpus) {
@@ -88,7 +78,7 @@ class NodeTruthScenariosTest {
     @Test
     void swapped_numa_halves_on_hgx_are_rekeyed_on_every_replica_and_the_next_tp4_gets_the_half_really_free() {
         MockReplica[] r = twoReplicas(TestNodes.node(HGX, 8));
-        Pod first = admitAndCreate(r[0], tp(4, "first"));
+        Pod first = k8s.admitAndCreate(r[0], tp(4, "first"));
         long planned = told(first).orElseThrow().gpuMask();
         long real = ALL & ~planned; // the device plugin ignores NVSwitch links: the kubelet took the other NUMA half
         assertEquals(1, k8s.schedule());
@@ -104,7 +94,7 @@ class NodeTruthScenariosTest {
         String confirmed = "GpuBindingConfirmed: GPUs " + list(real) + " on " + HGX + " confirmed by the node (an NVLink clique)";
         assertEquals(List.of(moved, confirmed).stream().sorted().toList(), k8s.events("ml", "first").stream().sorted().toList());
 
-        Pod next = admitAndCreate(r[1], tp(4, "next"));
+        Pod next = k8s.admitAndCreate(r[1], tp(4, "next"));
         assertEquals(planned, told(next).orElseThrow().gpuMask(), "the next TP4 gets the half that is really free, a clique");
         assertEquals(1, k8s.schedule());
         k8s.agentReports(HGX, report(2, 8, ALL, holds(first, real), holds(next, planned)));
@@ -128,7 +118,7 @@ class NodeTruthScenariosTest {
         eventually(() -> Stream.of(r).allMatch(x -> x.fleet.allocator().ledger().get("observed/" + other.getMetadata().getUid())
                 .filter(e -> e.gpuMask() == GpuBoard.mask(2)).isPresent()), "every replica charges the exempt pod to GPU 2, where it runs");
 
-        Pod small = admitAndCreate(r[0], tp(1, "small"));
+        Pod small = k8s.admitAndCreate(r[0], tp(1, "small"));
         assertEquals(GpuBoard.mask(3), told(small).orElseThrow().gpuMask(), "ACE takes the partner of the used GPU, keeping pair 0-1 whole");
         assertEquals(1, k8s.schedule());
         k8s.agentReports("a100-pcie-0", report(2, 4, 0xfL, holds(other, GpuBoard.mask(2)), holds(small, GpuBoard.mask(0))));
@@ -138,7 +128,7 @@ class NodeTruthScenariosTest {
         eventually(() -> k8s.events("ml", "small").stream().anyMatch(e -> e.equals("GpuBindingDrift: ACE chose GPU 3 on a100-pcie-0, next to a GPU"
                 + " already in use; the node gave 0 and broke a whole NVLink pair (NVIDIA/k8s-device-plugin#1193)")), "and told to the pod");
 
-        Pod tp2 = admitAndCreate(r[1], tp(2, "pair"));
+        Pod tp2 = k8s.admitAndCreate(r[1], tp(2, "pair"));
         assertTrue(GateRelease.isGated(tp2), "both pairs are broken: the TP2 pod waits instead of being pinned to GPUs 0,1");
     }
 
@@ -170,7 +160,7 @@ class NodeTruthScenariosTest {
                 + HGX + " that ACE's view of the cluster did not show; counted there from now on")), "and told");
         assertEquals(List.of(), k8s.events("ml", "admitted-while-ace-was-down"), "a pod ACE counts by its request is no drift");
 
-        Pod next = admitAndCreate(r[1], tp(2, "next"));
+        Pod next = k8s.admitAndCreate(r[1], tp(2, "next"));
         long got = told(next).orElseThrow().gpuMask();
         assertEquals(0, got & (downGpus | renamedGpus), "the next TP2 gets GPUs really free");
         assertEquals(2, Long.bitCount(got));
@@ -185,16 +175,16 @@ class NodeTruthScenariosTest {
         eventually(() -> Stream.of(r).allMatch(x -> x.fleet.allocator().ledger().get("shortfall/" + HGX)
                 .filter(e -> e.gpuMask() == GpuBoard.mask(2)).isPresent()), "every replica holds exactly GPU 2 out of capacity");
 
-        Pod tp4 = admitAndCreate(r[0], tp(4, "four"));
+        Pod tp4 = k8s.admitAndCreate(r[0], tp(4, "four"));
         assertEquals(GpuBoard.mask(4, 5, 6, 7), told(tp4).orElseThrow().gpuMask(), "not the NUMA half with the bad GPU");
-        Pod tp2 = admitAndCreate(r[1], tp(2, "two"));
+        Pod tp2 = k8s.admitAndCreate(r[1], tp(2, "two"));
         assertEquals(0, told(tp2).orElseThrow().gpuMask() & GpuBoard.mask(2), "GPU 2 is handed to nobody");
 
         k8s.setAllocatable(HGX, 8);
         k8s.agentReports(HGX, report(2, 8, ALL, new NodeReport.PodDevices[0]));
         eventually(() -> Stream.of(r).allMatch(x -> x.fleet.allocator().ledger().get("shortfall/" + HGX).isEmpty()),
                 "healthy again: back in capacity on every replica");
-        Pod again = admitAndCreate(r[0], tp(2, "again"));
+        Pod again = k8s.admitAndCreate(r[0], tp(2, "again"));
         assertEquals(GpuBoard.mask(0, 1, 2, 3) & ~told(tp2).orElseThrow().gpuMask(), told(again).orElseThrow().gpuMask(),
                 "the next TP2 takes the pair with GPU 2");
     }
@@ -205,7 +195,7 @@ class NodeTruthScenariosTest {
         k8s.node(TestNodes.node("hgx-h100-1", 8));
         MockReplica a = k8s.replica("a").start();
         eventually(() -> a.ready() && a.leading(), "a leads");
-        Pod first = admitAndCreate(a, tp(4, "first"));
+        Pod first = k8s.admitAndCreate(a, tp(4, "first"));
         String node = told(first).orElseThrow().node();
         long planned = told(first).orElseThrow().gpuMask();
         k8s.schedule();
@@ -218,7 +208,7 @@ class NodeTruthScenariosTest {
         k8s.agentReports(node, report(3, 8, ALL, holds(first, planned))); // an old agent pod, still running during a rollout
         MockReplica c = k8s.replica("c").start();
         eventually(() -> c.ready() && c.leading(), "c leads once a's Lease expired");
-        Pod second = admitAndCreate(c, tp(4, "second"));
+        Pod second = k8s.admitAndCreate(c, tp(4, "second"));
         Reservation plan = told(second).orElseThrow();
         k8s.schedule();
         k8s.agentReports(plan.node(), node.equals(plan.node())
@@ -232,7 +222,7 @@ class NodeTruthScenariosTest {
     @Test
     void a_node_annotation_from_an_agent_before_gpunodereport_is_believed_until_the_node_object_appears_and_then_the_object_wins() {
         MockReplica[] r = twoReplicas(TestNodes.node(HGX, 8));
-        Pod first = admitAndCreate(r[0], tp(4, "first"));
+        Pod first = k8s.admitAndCreate(r[0], tp(4, "first"));
         long planned = told(first).orElseThrow().gpuMask();
         long real = ALL & ~planned;
         k8s.schedule();

@@ -23,7 +23,7 @@ public final class GroupKeys {
     public static final String SCHEDULING_GROUP_FIELD = "schedulingGroup";
     public static final String POD_GROUP_NAME_FIELD = "podGroupName";
 
-    public static final String LWS_PREFIX = "leaderworkerset.sigs.k8s.io/";
+    public static final String LWS_PREFIX = AceKeys.LWS_PREFIX;
     /** Label: the LeaderWorkerSet. */
     public static final String LWS_NAME = LWS_PREFIX + "name";
     /** Label: the replica (group) index; on workers from the template, on the leader added by LWS's own webhook. */
