@@ -126,11 +126,9 @@ public final class PodPolicy {
             o = a.place(pr, !commit, now);
         } catch (Allocator.Contended e) {
             // A burst packed onto the same nodes by every replica: rather than fail (failurePolicy would admit the pod
-            // without ACE), the pod waits at the gate and the leader, the one writer of gate releases, places it.
-            if (bound != null) {
-                return Decision.deny(c.workloadClass(), "ACE could not reserve GPUs on node " + bound + " for this " + what
-                        + ": " + e.getMessage() + "; retry", warnings, "contended");
-            }
+            // without ACE), the pod waits at the gate and the leader, the one writer of gate releases, places it. A pod
+            // bound by spec.nodeName cannot be gated: the engine answers it as it answers every other contended pod.
+            if (bound != null) throw e;
             warnings.add("the GPUs ACE chose went to other replicas' pods first; pod is gated until ACE's leader places it");
             return gated(req, c, pr, pools, warnings, commit, now, e.getMessage() + " (a burst); the leader places it",
                     "contended");

@@ -114,6 +114,7 @@ final class IndexReasons {
     private void perNode(BitSet passing, PlacementRequest r, boolean clique, long free) {
         for (int i = passing.nextSetBit(0); i >= 0; i = passing.nextSetBit(i + 1)) {
             NodeInfo n = state.node(i);
+            String missing;
             if (r.gpuModel() != null && !r.gpuModel().equals(n.gpuModel())) {
                 add(ReasonCode.WRONG_GPU_MODEL, r.gpuModel(), 1);
             } else if (n.board() == null) {
@@ -124,10 +125,10 @@ final class IndexReasons {
                 add(ReasonCode.NO_CLIQUE_ON_BOARD, Integer.toString(r.gpus()), 1);
             } else if (!n.topologyPolicy().canEverAdmit(n.board(), r.gpus())) {
                 add(ReasonCode.TOPOLOGY_POLICY, topologyDetail(n.topologyPolicy(), r), 1);
-            } else if (state.shortOf(i, r.needs(), false) != null) {
-                add(ReasonCode.RESOURCE_NOT_OFFERED, r.needs().render(state.shortOf(i, r.needs(), false)), 1);
-            } else if (state.shortOf(i, r.needs(), true) != null) {
-                add(ReasonCode.INSUFFICIENT_RESOURCE, r.needs().render(state.shortOf(i, r.needs(), true)), 1);
+            } else if ((missing = state.shortOf(i, r.needs(), false)) != null) { // each fit check runs once per node
+                add(ReasonCode.RESOURCE_NOT_OFFERED, r.needs().render(missing), 1);
+            } else if ((missing = state.shortOf(i, r.needs(), true)) != null) {
+                add(ReasonCode.INSUFFICIENT_RESOURCE, r.needs().render(missing), 1);
             } else if (r.cpuMilli() > 0 && n.cpuMilli() > 0 && state.cpuFree(i) < r.cpuMilli()) {
                 add(ReasonCode.INSUFFICIENT_CPU, r.cpuMilli() + "m", 1);
             } else if (r.isShare()) {
