@@ -46,12 +46,16 @@ final class BackgroundPolicy {
                 Optional<Decision> pinned = pinnedToFlagship(c, constraints, warnings);
                 if (pinned.isPresent()) return pinned.get();
             }
-            warnings.add("no slicing-pool node this pod allows offers a GPU; left as is");
+            var arch = dev.ace.binpacker.workload.ImageArchitecture.of(req.pod());
+            warnings.add(arch.isPresent() ? "no slicing-pool node has " + arch.get().family() + "; left as is"
+                    : "no slicing-pool node this pod allows offers a GPU; left as is");
             return Decision.untouched(c.workloadClass(), "no slicing node for " + PodPolicy.describe(c), warnings, "untouched");
         }
         SlicingOffer o = offer.get();
         Pod m = policy.copy(req.pod());
         PodEdits.selectPool(m, Pool.SLICING.label());
+        // The scheduler picks the slicing node: an image built for one GPU architecture is kept to it on the pod itself.
+        dev.ace.binpacker.workload.ImageArchitecture.of(req.pod()).ifPresent(arch -> PodEdits.requireOneOf(m, arch.alternatives()));
         PodEdits.tolerate(m, config.slicingTaintKey());
         PodEdits.replaceGpuResource(m, o.resource());
         if (!o.resource().equals(AceKeys.GPU)) PodEdits.annotate(m, AceKeys.REWRITTEN_FROM, AceKeys.GPU + "=1");

@@ -37,6 +37,42 @@ final class PodEdits {
      * new term would widen the pod, not narrow it).
      */
     static void pinToNode(Pod pod, String node) {
+        NodeSelector required = requiredSelector(pod);
+        List<NodeSelectorTerm> terms = required.getNodeSelectorTerms();
+        if (terms == null || terms.isEmpty()) {
+            terms = new ArrayList<>();
+            terms.add(new NodeSelectorTerm());
+            required.setNodeSelectorTerms(terms);
+        }
+        for (NodeSelectorTerm t : terms) {
+            List<NodeSelectorRequirement> fields = t.getMatchFields() == null ? new ArrayList<>() : new ArrayList<>(t.getMatchFields());
+            NodeSelectorRequirement r = new NodeSelectorRequirement(AceKeys.NODE_NAME_FIELD, "In", List.of(node));
+            if (!fields.contains(r)) fields.add(r);
+            t.setMatchFields(fields);
+        }
+    }
+
+    /**
+     * Requires one of {@code alternatives} (each a list of node-label requirements, ANDed) besides what the pod's own
+     * required terms say: every existing term ANDed with each alternative (terms are ORed), so the pod only narrows.
+     */
+    static void requireOneOf(Pod pod, List<List<dev.ace.binpacker.placement.LabelRequirement>> alternatives) {
+        if (alternatives.isEmpty()) return;
+        NodeSelector required = requiredSelector(pod);
+        List<NodeSelectorTerm> own = required.getNodeSelectorTerms() == null || required.getNodeSelectorTerms().isEmpty()
+                ? List.of(new NodeSelectorTerm()) : required.getNodeSelectorTerms();
+        List<NodeSelectorTerm> terms = new ArrayList<>();
+        for (NodeSelectorTerm t : own) {
+            for (List<dev.ace.binpacker.placement.LabelRequirement> alt : alternatives) {
+                List<NodeSelectorRequirement> exprs = t.getMatchExpressions() == null ? new ArrayList<>() : new ArrayList<>(t.getMatchExpressions());
+                for (var r : alt) exprs.add(new NodeSelectorRequirement(r.key(), r.operator(), new ArrayList<>(r.values())));
+                terms.add(new NodeSelectorTerm(exprs, t.getMatchFields() == null ? null : new ArrayList<>(t.getMatchFields())));
+            }
+        }
+        required.setNodeSelectorTerms(terms);
+    }
+
+    private static NodeSelector requiredSelector(Pod pod) {
         Affinity affinity = pod.getSpec().getAffinity();
         if (affinity == null) {
             affinity = new Affinity();
@@ -52,18 +88,7 @@ final class PodEdits {
             required = new NodeSelector();
             na.setRequiredDuringSchedulingIgnoredDuringExecution(required);
         }
-        List<NodeSelectorTerm> terms = required.getNodeSelectorTerms();
-        if (terms == null || terms.isEmpty()) {
-            terms = new ArrayList<>();
-            terms.add(new NodeSelectorTerm());
-            required.setNodeSelectorTerms(terms);
-        }
-        for (NodeSelectorTerm t : terms) {
-            List<NodeSelectorRequirement> fields = t.getMatchFields() == null ? new ArrayList<>() : new ArrayList<>(t.getMatchFields());
-            NodeSelectorRequirement r = new NodeSelectorRequirement(AceKeys.NODE_NAME_FIELD, "In", List.of(node));
-            if (!fields.contains(r)) fields.add(r);
-            t.setMatchFields(fields);
-        }
+        return required;
     }
 
     /** The node a pod is pinned to by {@link #pinToNode}, if any. */

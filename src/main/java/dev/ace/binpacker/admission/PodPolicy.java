@@ -16,7 +16,8 @@ import dev.ace.binpacker.workload.Classification;
 import dev.ace.binpacker.workload.Classifier;
 import dev.ace.binpacker.workload.InvalidPodException;
 import dev.ace.binpacker.workload.PodConstraints;
-import dev.ace.binpacker.workload.SliceNeeds;
+import dev.ace.binpacker.workload.ImageArchitecture;
+import dev.ace.binpacker.workload.NodeNeeds;
 import dev.ace.binpacker.workload.PodRequests;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.ArrayList;
@@ -80,8 +81,10 @@ public final class PodPolicy {
         if (c.gpus() == 0) {
             return Decision.untouched(c.workloadClass(), "no whole GPUs requested", warnings, "untouched");
         }
-        // The pod's MIG and MPS resources decide the node too: no pin to a node that offers its whole GPUs but not its slices.
-        NodeConstraints constraints = SliceNeeds.narrow(pod, PodConstraints.of(pod));
+        // The pod's MIG and MPS resources decide the node too (no pin to a node that offers its whole GPUs but not its
+        // slices), and so do images built for one GPU architecture.
+        NodeConstraints constraints = NodeNeeds.of(pod);
+        ImageArchitecture.of(pod).ifPresent(a -> warnings.add(a.note()));
         if (!c.identifiedServer()) {
             if (c.workloadClass() == WorkloadClass.UNKNOWN) {
                 warnings.add("unclassified GPU pod: its whole GPUs obey batch shapes; set label " + AceKeys.WORKLOAD_CLASS

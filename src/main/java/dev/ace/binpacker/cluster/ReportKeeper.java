@@ -173,8 +173,7 @@ final class ReportKeeper {
             name = view.pods().carrying(r.id()).stream().filter(p -> !p.terminal() && p.ownedBy(r.owner()) && node.equals(p.nodeName()))
                     .map(PodFacts::name).findFirst().orElse(null);
         }
-        return new LedgerEntry(r.id(), LedgerEntry.Source.ACE, r.owner().namespace(), name, r.gpuMask(), r.milliPerGpu() < 1000,
-                Math.max(1, r.tp()), r.pending(), false);
+        return LedgerEntry.of(r, name);
     }
 
     /**

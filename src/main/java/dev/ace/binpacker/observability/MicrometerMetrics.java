@@ -21,15 +21,6 @@ public final class MicrometerMetrics implements Metrics {
     private final Counter expired;
     private final Timer decisionTimer;
 
-    /**
-     * True while the warm-up's fake admissions run (before readiness, so no real request reaches this replica):
-     * they are not counted in the admission and placement metrics users read.
-     */
-    private volatile boolean warmingUp;
-
-    /** Starts or ends the warm-up: admissions and decisions in between are not counted. */
-    public void warmingUp(boolean on) { warmingUp = on; }
-
     public MicrometerMetrics(MeterRegistry registry) {
         this.registry = registry;
         this.conflicts = Counter.builder(MetricNames.LEDGER_CONFLICTS)
@@ -87,7 +78,6 @@ public final class MicrometerMetrics implements Metrics {
 
     @Override
     public void admission(String webhook, String operation, String outcome, boolean dryRun, long nanos) {
-        if (warmingUp) return;
         Counter.builder(MetricNames.ADMISSION_REQUESTS)
                 .description("AdmissionReviews answered, by webhook (mutate, validate, validate-workloads), operation, outcome and dry run")
                 .tags("webhook", webhook, "operation", operation, "outcome", outcome, "dry_run", Boolean.toString(dryRun))
@@ -98,7 +88,6 @@ public final class MicrometerMetrics implements Metrics {
 
     @Override
     public void decision(String workloadClass, String result, String reason, long nanos) {
-        if (warmingUp) return;
         Counter.builder(MetricNames.PLACEMENT_DECISIONS)
                 .description("Placement decisions by workload class, result (placed, gated, sliced, denied...) and the reason behind it")
                 .tags("class", workloadClass, "result", result, "reason", reason).register(registry).increment();

@@ -24,8 +24,13 @@ public record LedgerEntry(String id, Source source, String namespace, String pod
 
     /** The entry of an ACE reservation, not yet confirmed by the node. */
     public static LedgerEntry of(Reservation r) {
-        return new LedgerEntry(r.id(), Source.ACE, r.owner().namespace(), r.owner().podUid() == null && r.pending() ? null : r.owner().podName(),
-                r.gpuMask(), r.milliPerGpu() < 1000, Math.max(1, r.tp()), r.pending(), false);
+        return of(r, r.owner().podUid() == null && r.pending() ? null : r.owner().podName());
+    }
+
+    /** The same, naming the pod the node's report is to show for it ({@code null}: no pod there yet). */
+    public static LedgerEntry of(Reservation r, String podName) {
+        return new LedgerEntry(r.id(), Source.ACE, r.owner().namespace(), podName, r.gpuMask(), r.milliPerGpu() < 1000,
+                Math.max(1, r.tp()), r.pending(), false);
     }
 
     public int gpuCount() { return Long.bitCount(gpuMask); }

@@ -39,8 +39,14 @@ public class AdmissionEndpoint {
     @Inject
     ReviewBudget budget;
 
+    @Inject
+    WarmUpMark warmUp;
+
     /** @param webhook {@code mutate}, {@code validate} or {@code validate-workloads} */
-    public Reply answer(String webhook, String contentType, byte[] body) {
+    public Reply answer(String webhook, String contentType, byte[] body) { return answer(webhook, contentType, body, null); }
+
+    /** @param warmUpHeader the request's {@value WarmUpMark#HEADER} header, null when absent */
+    public Reply answer(String webhook, String contentType, byte[] body, String warmUpHeader) {
         Function<AdmissionRequest, AdmissionResult> handler = switch (webhook) {
             case "mutate" -> engine::mutate;
             case WorkloadAdmission.WEBHOOK -> workloads::validate;
@@ -61,6 +67,7 @@ public class AdmissionEndpoint {
         AdmissionRequest request;
         try {
             request = codec.decode(tree);
+            if (warmUp.isWarmUp(warmUpHeader)) request = request.asWarmUp();
         } catch (BadReviewException e) {
             return reject(webhook, t0, e.status(), e.getMessage());
         }

@@ -23,16 +23,16 @@ public class AdmissionResource {
     @Path("mutate")
     @Consumes(MediaType.WILDCARD)
     @Produces(MediaType.APPLICATION_JSON)
-    public Response mutate(@HeaderParam("Content-Type") String contentType, byte[] body) {
-        return respond(endpoint.answer("mutate", contentType, body));
+    public Response mutate(@HeaderParam("Content-Type") String contentType, @HeaderParam(WarmUpMark.HEADER) String warmUp, byte[] body) {
+        return respond(endpoint.answer("mutate", contentType, body, warmUp));
     }
 
     @POST
     @Path("validate")
     @Consumes(MediaType.WILDCARD)
     @Produces(MediaType.APPLICATION_JSON)
-    public Response validate(@HeaderParam("Content-Type") String contentType, byte[] body) {
-        return respond(endpoint.answer("validate", contentType, body));
+    public Response validate(@HeaderParam("Content-Type") String contentType, @HeaderParam(WarmUpMark.HEADER) String warmUp, byte[] body) {
+        return respond(endpoint.answer("validate", contentType, body, warmUp));
     }
 
     /** Workload objects (Deployment, Job, LeaderWorkerSet...): their pod templates judged at apply time. */
@@ -40,8 +40,8 @@ public class AdmissionResource {
     @Path("validate-workloads")
     @Consumes(MediaType.WILDCARD)
     @Produces(MediaType.APPLICATION_JSON)
-    public Response validateWorkloads(@HeaderParam("Content-Type") String contentType, byte[] body) {
-        return respond(endpoint.answer(WorkloadAdmission.WEBHOOK, contentType, body));
+    public Response validateWorkloads(@HeaderParam("Content-Type") String contentType, @HeaderParam(WarmUpMark.HEADER) String warmUp, byte[] body) {
+        return respond(endpoint.answer(WorkloadAdmission.WEBHOOK, contentType, body, warmUp));
     }
 
     private static Response respond(AdmissionEndpoint.Reply r) {

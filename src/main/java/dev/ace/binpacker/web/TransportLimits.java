@@ -91,7 +91,8 @@ public class TransportLimits {
         }
         byte[] body = ctx.body().buffer() == null ? new byte[0] : ctx.body().buffer().getBytes();
         String type = ctx.request().getHeader(HttpHeaderNames.CONTENT_TYPE);
-        ctx.vertx().executeBlocking(() -> endpoint.answer(webhook, type, body), false).onComplete(ar -> {
+        String warmUp = ctx.request().getHeader(WarmUpMark.HEADER);
+        ctx.vertx().executeBlocking(() -> endpoint.answer(webhook, type, body, warmUp), false).onComplete(ar -> {
             if (ar.succeeded()) reply(ctx, ar.result());
             else ctx.fail(ar.cause());
         });

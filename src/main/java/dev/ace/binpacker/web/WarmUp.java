@@ -43,7 +43,7 @@ public class WarmUp {
     AdmissionEndpoint endpoint;
 
     @Inject
-    dev.ace.binpacker.observability.MicrometerMetrics metrics;
+    WarmUpMark mark;
 
     /** Dry-run reviews posted before readiness goes up: enough for the JIT to compile the TLS and admission path. */
     @ConfigProperty(name = "ace.warm-up.requests", defaultValue = "200")
@@ -66,14 +66,7 @@ public class WarmUp {
         t.start();
     }
 
-    void run(int port) {
-        metrics.warmingUp(true);
-        try {
-            warm(port);
-        } finally {
-            metrics.warmingUp(false);
-        }
-    }
+    void run(int port) { warm(port); }
 
     private void warm(int port) {
         byte[] review = template();
@@ -117,7 +110,7 @@ public class WarmUp {
                     for (int i = next.getAndIncrement(); i < requests; i = next.getAndIncrement()) {
                         String body = new String(review, StandardCharsets.UTF_8).replace("\"warm-up\"", "\"warm-up-" + i + "\"");
                         HttpResponse<String> r = client.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30))
-                                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+                                .header("Content-Type", "application/json").header(WarmUpMark.HEADER, mark.value()).POST(HttpRequest.BodyPublishers.ofString(body)).build(),
                                 HttpResponse.BodyHandlers.ofString());
                         if (r.statusCode() != 200) throw new IOException("warm-up review answered HTTP " + r.statusCode() + ": " + r.body());
                         n++;
@@ -137,7 +130,7 @@ public class WarmUp {
     private int inProcess(byte[] review) throws IOException {
         for (int i = 0; i < requests; i++) {
             String body = new String(review, StandardCharsets.UTF_8).replace("\"warm-up\"", "\"warm-up-" + i + "\"");
-            AdmissionEndpoint.Reply r = endpoint.answer("mutate", "application/json", body.getBytes(StandardCharsets.UTF_8));
+            AdmissionEndpoint.Reply r = endpoint.answer("mutate", "application/json", body.getBytes(StandardCharsets.UTF_8), mark.value());
             if (r.status() != 200) throw new IOException("warm-up review answered HTTP " + r.status() + ": " + r.json());
         }
         return requests;

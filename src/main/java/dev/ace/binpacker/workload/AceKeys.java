@@ -41,6 +41,9 @@ public final class AceKeys {
     public static final String MIG_STRATEGY = "nvidia.com/mig.strategy";
     public static final String SHARING_STRATEGY = "nvidia.com/gpu.sharing-strategy";
     public static final String GPU_PRODUCT = "nvidia.com/gpu.product";
+    /** GPU feature discovery's CUDA compute capability of the node's GPUs, major and minor (9 and 0 on H100). */
+    public static final String GPU_COMPUTE_MAJOR = "nvidia.com/gpu.compute.major";
+    public static final String GPU_COMPUTE_MINOR = "nvidia.com/gpu.compute.minor";
     public static final String GPU_COUNT = "nvidia.com/gpu.count";
     public static final String HOSTNAME = "kubernetes.io/hostname";
     /** Prefix of the labels and annotations LeaderWorkerSet puts on its pods (read, never written on real pods). */

@@ -68,11 +68,13 @@ final class EngineFixture {
 
     static NodeInfo hgx(String name) {
         return new NodeInfo(name, Pool.INFERENCE, Map.of("kubernetes.io/hostname", name, "ace.dev/pool", "inference",
-                "nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3"), List.of(), TestBoards.hgx8(), "test", "NVIDIA-H100-80GB-HBM3", 0);
+                "nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3", "nvidia.com/gpu.compute.major", "9", "nvidia.com/gpu.compute.minor", "0"),
+                List.of(), TestBoards.hgx8(), "test", "NVIDIA-H100-80GB-HBM3", 0);
     }
 
     static NodeInfo pcieNode(String name, int gpus) {
-        return new NodeInfo(name, Pool.GENERAL, Map.of("kubernetes.io/hostname", name, "nvidia.com/gpu.product", "NVIDIA-L40S"),
+        return new NodeInfo(name, Pool.GENERAL, Map.of("kubernetes.io/hostname", name, "nvidia.com/gpu.product", "NVIDIA-L40S",
+                        "nvidia.com/gpu.compute.major", "8", "nvidia.com/gpu.compute.minor", "9"),
                 List.of(), TestBoards.pcie(gpus), "test", "NVIDIA-L40S", 0);
     }
 
@@ -82,6 +84,8 @@ final class EngineFixture {
                 "nvidia.com/mig-1g.10gb.count", "16", "nvidia.com/mig-2g.20gb.count", "8", "nvidia.com/mig-3g.40gb.count", "8",
                 "nvidia.com/mig-7g.80gb.count", "0"));
         labels.put("nvidia.com/mig-7g.80gb.count", "4");
+        labels.put("nvidia.com/gpu.compute.major", "9");
+        labels.put("nvidia.com/gpu.compute.minor", "0");
         return new NodeInfo(name, Pool.SLICING, labels, List.of(new Taint("ace.dev/pool", "slicing", "NoSchedule")),
                 TestBoards.hgx8(), "test", "NVIDIA-H100-80GB-HBM3", 0);
     }

@@ -64,7 +64,7 @@ class PodPolicyTest {
     @Test
     void patch_paths_escape_slashes_in_annotation_and_resource_keys() {
         EngineFixture f = EngineFixture.small();
-        Pod pod = Pods.gpuPod("ghcr.io/huggingface/text-embeddings-inference:1.5", "[--model-id, BAAI/bge-m3]", "1", null);
+        Pod pod = Pods.gpuPod("ghcr.io/huggingface/text-embeddings-inference:hopper-1.5", "[--model-id, BAAI/bge-m3]", "1", null);
         pod.getMetadata().setAnnotations(new java.util.HashMap<>(java.util.Map.of("keep", "me")));
         AdmissionResult r = f.mutate(pod);
         String ops = r.patch().toString();
@@ -76,7 +76,7 @@ class PodPolicyTest {
     @Test
     void an_embedding_server_moves_to_the_smallest_mig_profile_of_10gi() {
         EngineFixture f = EngineFixture.small();
-        Pod pod = Pods.gpuPod("ghcr.io/huggingface/text-embeddings-inference:1.5", "[--model-id, BAAI/bge-m3]", "1", null);
+        Pod pod = Pods.gpuPod("ghcr.io/huggingface/text-embeddings-inference:hopper-1.5", "[--model-id, BAAI/bge-m3]", "1", null);
         Pod out = f.patched(pod, f.mutate(pod));
         var limits = out.getSpec().getContainers().get(0).getResources().getLimits();
         assertEquals(new Quantity("1"), limits.get("nvidia.com/mig-1g.10gb"));
@@ -90,10 +90,28 @@ class PodPolicyTest {
     @Test
     void gpu_memory_annotation_sizes_the_profile() {
         EngineFixture f = EngineFixture.small();
-        Pod pod = Pods.gpuPod("ghcr.io/huggingface/text-embeddings-inference:1.5", "[]", "1", null);
+        Pod pod = Pods.gpuPod("ghcr.io/huggingface/text-embeddings-inference:hopper-1.5", "[]", "1", null);
         pod.getMetadata().setAnnotations(java.util.Map.of(AceKeys.GPU_MEMORY, "24Gi"));
         Pod out = f.patched(pod, f.mutate(pod));
         assertTrue(out.getSpec().getContainers().get(0).getResources().getLimits().containsKey("nvidia.com/mig-3g.40gb"));
+    }
+
+    @Test
+    void an_image_built_for_one_gpu_architecture_is_placed_on_those_gpus_only() {
+        EngineFixture f = EngineFixture.small();
+        // text-embeddings-inference's Ada build (compute capability 8.9) as a whole-GPU inference replica: H100 (9.0)
+        // would refuse it, so ACE pins it to the L40S node, the only one with 8.9 GPUs.
+        Pod pod = Pods.gpuPod("ghcr.io/huggingface/text-embeddings-inference:89-1.5", "[--model-id, BAAI/bge-reranker-large]", "1", null);
+        pod.getMetadata().setLabels(java.util.Map.of(AceKeys.WORKLOAD_CLASS, "inference"));
+        AdmissionResult r = f.mutate(pod);
+        Pod out = f.patched(pod, r);
+        assertEquals(java.util.Optional.of("l40s-0"), PodEdits.pinnedNode(out), out.getMetadata().getAnnotations().toString());
+        assertTrue(r.warnings().stream().anyMatch(w -> w.contains("compute capability 8.9") && w.contains("89-1.5")), r.warnings().toString());
+        // Control: the same pod with an image for every GPU goes where ACE puts any 1-GPU replica.
+        Pod control = Pods.gpuPod("vllm/vllm-openai:v0.8.5", "[--model, BAAI/bge-reranker-large]", "1", null);
+        control.getMetadata().setLabels(java.util.Map.of(AceKeys.WORKLOAD_CLASS, "inference"));
+        Pod controlOut = f.patched(control, f.mutate(control));
+        assertTrue(PodEdits.pinnedNode(controlOut).orElseThrow().startsWith("hgx-"), controlOut.getMetadata().getAnnotations().toString());
     }
 
     @Test

@@ -63,10 +63,11 @@ public class ProductionPathBenchmark {
         return allocator.packer().decide(request);
     }
 
+    /** What PodPolicy.whole does for a TP pod: the pools it is offered (one index question), then the dry-run place. */
     @Benchmark
     public Allocator.Outcome admit() {
-        boolean open = allocator.read(a -> a.packer().anyAllowed(Pool.INFERENCE, request.constraints(), true));
-        if (!open) throw new IllegalStateException("inference pool closed");
+        List<Pool> pools = allocator.read(a -> a.packer().inferencePools(request.gpus(), request.constraints()));
+        if (!pools.contains(Pool.INFERENCE)) throw new IllegalStateException("inference pool closed");
         return allocator.place(request, true, 0);
     }
 }

@@ -55,8 +55,8 @@ class DashboardMetricsTest {
 
     /** Admissions that touch every family: placed, sliced, denied, gated (a TP 8 pod waits), a workload refused. */
     private void admitSome() throws InterruptedException {
-        // The warm-up's own admissions are not counted, and it runs in the background after start: a review sent before
-        // it ends would not be either (the API server sends none then: the replica is not ready until it ends).
+        // The warm-up runs in the background after start and its reviews are not counted (WarmUpNotCountedTest); waiting
+        // for it keeps its work on the allocator out of this test's inventory.
         while (!readiness.isReady(Readiness.WARM_UP)) Thread.sleep(20); // surefire bounds the test
         bootstrap.loadStandalone();
         pending.clear();

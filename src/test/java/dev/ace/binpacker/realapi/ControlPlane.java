@@ -107,6 +107,12 @@ public final class ControlPlane {
         waitReady(Duration.ofMinutes(3));
     }
 
+    /** Stops kube-scheduler (SIGTERM): pods stay unbound until {@link #startScheduler()}. */
+    public void stopScheduler() { scheduler.stop(); }
+
+    /** Starts kube-scheduler again after {@link #stopScheduler()} (it runs without leader election). */
+    public void startScheduler() throws IOException { scheduler.start(); }
+
     /** Stops kube-apiserver (SIGTERM); etcd and the data stay. */
     public void stopApiServer() { apiserver.stop(); }
 

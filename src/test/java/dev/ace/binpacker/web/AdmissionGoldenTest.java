@@ -46,7 +46,7 @@ class AdmissionGoldenTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"tp2", "tp4", "tp8", "inference-1gpu", "multinode-rank", "eval-job-1gpu", "embedding", "notebook",
             "fracturing-enforce", "fracturing-warn", "fracturing-audit", "fracturing-exempt", "dry-run", "exempt-namespace",
-            "no-gpus", "update", "delete", "already-reserved", "pcie-only-selector", "pool-full-gated"})
+            "no-gpus", "update", "delete", "already-reserved", "pcie-only-selector", "pool-full-gated", "tei-turing", "tei-ampere"})
     void golden(String name) {
         JsonNode review = Https.file(Https.ADMISSION.resolve("requests/" + name + ".json"));
         if (name.equals("pool-full-gated")) fillInferencePool();
@@ -91,6 +91,18 @@ class AdmissionGoldenTest {
             }
             case "eval-job-1gpu" -> assertSliced(pod, "nvidia.com/mig-7g.80gb");
             case "embedding", "notebook" -> assertSliced(pod, "nvidia.com/mig-1g.10gb");
+            // Images built for one GPU architecture (issue 18): the demo's slicing pool is H100 MIG (compute capability 9.0),
+            // where a Turing or an Ampere build of text-embeddings-inference refuses to start; the Hopper build
+            // ("embedding") is the control and is sliced.
+            case "tei-turing", "tei-ampere" -> {
+                assertTrue(r.path("allowed").asBoolean());
+                assertTrue(pod == null || new Quantity("1").equals(limits(pod).get(AceKeys.GPU)), "not moved to a MIG slice");
+                String w = r.path("warnings").toString();
+                assertTrue(w.contains("text-embeddings-inference:" + (name.equals("tei-turing") ? "turing-1.5" : "1.5")), w);
+                assertTrue(w.contains(name.equals("tei-turing") ? "no slicing-pool node has Turing GPUs" : "no slicing-pool node has Ampere GPUs"), w);
+                r.path("warnings").forEach(x -> assertTrue(x.asText().length() <= 120, x.asText()));
+                assertEquals(0, fleet.allocator().ledger().size());
+            }
             case "fracturing-enforce" -> {
                 assertFalse(r.path("allowed").asBoolean());
                 assertEquals(403, r.path("status").path("code").asInt());
