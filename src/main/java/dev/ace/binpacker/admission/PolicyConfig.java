@@ -1,7 +1,7 @@
 package dev.ace.binpacker.admission;
 
 /**
- * Tunables of the admission policy (mapped from {@code ace.*} configuration by the web layer).
+ * Tunables of the admission policy (mapped from {@code ace.*} configuration by {@code cluster.ClusterBeans}).
  *
  * @param slicingTaintKey         taint key of slicing-pool nodes; quarantined pods get a toleration for it
  * @param embeddingMemoryMiB      default memory need of an embedding/reranker pod (smallest MIG profile of at least this)

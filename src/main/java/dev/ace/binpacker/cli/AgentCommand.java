@@ -19,9 +19,9 @@ import java.util.Optional;
 
 /**
  * {@code agent}: the node agent, run as a DaemonSet on GPU nodes (deploy/agent). Writes
- * {@code ace.dev/topology} (nvidia-smi topo -m) and {@code ace.dev/gpu-allocation} (which GPUs each
- * pod really holds, from the kubelet PodResources API) on its own Node, and the label
- * {@code ace.dev/topology-manager-policy}. Options in {@link #USAGE}; docs/topology.md explains them.
+ * {@code ace.dev/topology} (nvidia-smi topo -m) and the label {@code ace.dev/topology-manager-policy} on its own
+ * Node, and which GPUs each pod really holds (kubelet PodResources API) to its node's {@code GpuNodeReport} object
+ * (the Node annotation {@code ace.dev/gpu-allocation} older agents wrote is removed once). Options in {@link #USAGE}; docs/topology.md explains them.
  */
 final class AgentCommand implements Command {
     static final String USAGE = "usage: agent [--node NAME] [--once] [--nvidia-smi PATH] [--command \"nvidia-smi topo -m\"]"

@@ -19,7 +19,7 @@ import org.jboss.logging.Logger;
 /**
  * The transport checks (body present, size, content type, JSON, envelope), then the engine, as an
  * HTTP status and a JSON body: every failure is a status with a one-line JSON message, so the API
- * server applies the webhook's failurePolicy. Shared by the JAX-RS resource and {@link BodyLimit}.
+ * server applies the webhook's failurePolicy. Shared by the JAX-RS resource and {@link TransportLimits}.
  */
 @ApplicationScoped
 public class AdmissionEndpoint {
