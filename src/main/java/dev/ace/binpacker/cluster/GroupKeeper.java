@@ -183,22 +183,17 @@ final class GroupKeeper {
     private GroupRequest request(Allocator a, String key, List<GroupBook.Rank> ranks, List<GroupBook.Rank> gated,
                                  Map<String, Reservation> held, Map<String, PendingDemand.Waiting> queued) {
         List<GroupRequest.Rank> out = new ArrayList<>();
-        int tp = 0;
         for (GroupBook.Rank r : gated) { // leader first: ranks are sorted by rank index
             PlacementRequest t = queued.get(r.uid()).request();
-            tp = Math.max(tp, t.tp());
             PlacementRequest req = new PlacementRequest(Reservation.newId(), t.workloadClass(), t.gpus(), t.milliPerGpu(), t.tp(),
                     t.pools(), t.constraints(), t.cpuMilli(), t.gpuModel(),
                     new Reservation.Owner(null, r.group().namespace(), r.podName(), r.uid()));
             out.add(new GroupRequest.Rank(req, Optional.ofNullable(held.get(r.uid()))));
         }
-        String topology = ranks.get(0).group().topologyKey();
-        boolean whole = false;
-        if (topology == null && tp >= 16 && a.read(al -> anyNodeLabelled(al, GroupKeys.GPU_CLIQUE))) {
-            topology = GroupKeys.GPU_CLIQUE; // TP >= 16 on NVL72: one multi-node NVLink domain, whole trays
-            whole = true;
-        }
-        return new GroupRequest(key, out, topology, whole, domainOf(a, ranks, topology));
+        String asked = ranks.get(0).group().topologyKey();
+        GroupRequest shape = GroupPlacer.shaped(a, key, out, asked, GroupKeys.GPU_CLIQUE, null);
+        return shape.topologyKey() == null ? shape
+                : new GroupRequest(key, out, shape.topologyKey(), shape.wholeNodes(), domainOf(a, ranks, shape.topologyKey()));
     }
 
     /** The topology value of the nodes the group's released ranks are on, so a replacement rank joins them. */
@@ -215,14 +210,6 @@ final class GroupKeeper {
             if (v != null) return v;
         }
         return null;
-    }
-
-    private static boolean anyNodeLabelled(Allocator al, String label) {
-        for (int i = 0; i < al.state().capacity(); i++) {
-            var n = al.state().node(i);
-            if (n != null && n.labels().containsKey(label)) return true;
-        }
-        return false;
     }
 
     private static boolean degraded(List<GroupBook.Rank> ranks) {
