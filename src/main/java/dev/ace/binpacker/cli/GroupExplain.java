@@ -7,6 +7,7 @@ import dev.ace.binpacker.placement.Reservation;
 import dev.ace.binpacker.placement.group.GroupOutcome;
 import dev.ace.binpacker.placement.group.GroupPlacer;
 import dev.ace.binpacker.placement.group.GroupRequest;
+import dev.ace.binpacker.workload.Classifier;
 import dev.ace.binpacker.workload.InvalidPodException;
 import dev.ace.binpacker.workload.WorkloadPods;
 import dev.ace.binpacker.workload.group.GroupKeys;
@@ -40,20 +41,31 @@ final class GroupExplain {
                 + " pods (" + g.from() + "), each placed whole or not at all");
         String asked;
         List<WorkloadPods.TemplatePod> perGroup = new ArrayList<>();
+        List<String> labels = new ArrayList<>();
+        int podsPerGroup = 0;
         try {
             GroupMembership m = new GroupResolver(GroupResolver.DEFAULT_MAX_SIZE).resolve(ranks.get(0).pod());
             asked = m instanceof GroupMembership.Member member ? member.id().topologyKey() : null;
             for (WorkloadPods.TemplatePod t : ranks) {
-                request(allocator, t); // a template ACE cannot place is said once, here
                 int each = Math.max(1, t.replicas() / Math.max(1, g.groups()));
-                for (int i = 0; i < each; i++) perGroup.add(t);
+                podsPerGroup += each;
+                if (Classifier.classify(t.pod()).gpus() == 0) continue; // a leader without GPUs is never gated: it holds nothing
+                request(allocator, t); // a template ACE cannot place is said once, here
+                for (int i = 0; i < each; i++) {
+                    perGroup.add(t);
+                    labels.add(t.role() + (each > 1 ? " " + (i + 1) : ""));
+                }
             }
         } catch (InvalidPodException | IllegalArgumentException e) {
             out.println("groups:    not explained: " + e.getMessage());
             return;
         }
-        if (perGroup.size() != g.size()) {
-            out.println("groups:    the templates make " + perGroup.size() + " pods per group, not " + g.size() + "; ACE waits for all " + g.size());
+        if (podsPerGroup != g.size()) {
+            out.println("groups:    the templates make " + podsPerGroup + " pods per group, not " + g.size() + "; ACE waits for all " + g.size());
+        }
+        if (perGroup.isEmpty()) {
+            out.println("groups:    no rank asks for GPUs; nothing to place");
+            return;
         }
         int placed = 0;
         String firstWhy = null;
@@ -67,7 +79,7 @@ final class GroupExplain {
                 placed++;
                 line = "placed whole now" + (r.domain() == null ? "" : " in " + req.topologyKey() + "=" + r.domain()) + ": "
                         + java.util.stream.IntStream.range(0, r.reservations().size())
-                                .mapToObj(k -> (k == 0 ? "leader" : "rank " + k) + " on " + where(r.reservations().get(k))).collect(Collectors.joining(", "));
+                                .mapToObj(k -> labels.get(k) + " on " + where(r.reservations().get(k))).collect(Collectors.joining(", "));
             } else {
                 String why = ((GroupOutcome.Waiting) o).why();
                 if (firstWhy == null) firstWhy = why;

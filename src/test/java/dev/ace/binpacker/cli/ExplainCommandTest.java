@@ -219,7 +219,7 @@ class ExplainCommandTest {
         assertEquals(0, r.code(), r.err());
         String out = r.out();
         assertTrue(out.contains("--- LeaderWorkerSet ml/llama-405b: 2 groups of 2 pods (spec.leaderWorkerTemplate.size), each placed whole or not at all\n"
-                + "group 1:   placed whole now: leader on hgx-h100-0 (GPUs 0-7), rank 1 on hgx-h100-1 (GPUs 0-7)\n"
+                + "group 1:   placed whole now: leader on hgx-h100-0 (GPUs 0-7), worker on hgx-h100-1 (GPUs 0-7)\n"
                 + "group 2:   would wait at the gate, holding nothing: no room for all 2 ranks (8 GPUs each) at once\n"), out);
     }
 
@@ -244,7 +244,7 @@ class ExplainCommandTest {
         Path file = dir.resolve("lws.yaml");
         Files.writeString(file, lws(2, "rack"));
         String out = run(0, "-f", file.toString(), "--nodes", nodes.toString());
-        assertTrue(out.contains("group 1:   placed whole now in rack=r2: leader on b-0 (GPUs 0-7), rank 1 on b-1 (GPUs 0-7)\n"), out);
+        assertTrue(out.contains("group 1:   placed whole now in rack=r2: leader on b-0 (GPUs 0-7), worker on b-1 (GPUs 0-7)\n"), out);
         assertTrue(out.contains("group 2:   would wait at the gate, holding nothing: no single rack domain has room for all 2 ranks (8 GPUs each); "), out);
     }
 
