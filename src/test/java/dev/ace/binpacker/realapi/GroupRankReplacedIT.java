@@ -124,6 +124,10 @@ class GroupRankReplacedIT {
             assertEquals(workerBoard, again.getSpec().getNodeName(), "the group's rack r1 had that one board free");
             assertTrue(TpPods.gated(get(c, n0, rivalWaiting)), "the rival that arrived earlier still waits: the degraded group went first");
             Conditions.await("the group reads Placed again", Duration.ofMinutes(1), () -> phase(tenant, n0, "lws.ring.0", "Placed"));
+            List<String> table = kubectlGetAceGroups(c, "ivy", n0);
+            assertEquals(List.of("NAME", "PHASE", "SIZE", "SEEN", "PLACED", "WAITING-SINCE", "REASON", "AGE"),
+                    List.of(table.get(0).trim().split("\\s+")), "kubectl get acegroups, as the tenant: " + table);
+            assertEquals(List.of("lws.ring.0", "Placed", "2", "2", "2"), List.of(table.get(1).trim().split("\\s+")).subList(0, 5), table.toString());
             Conditions.await(() -> "the replacement's entry tied to its new pod: " + c.ledgers().entries(n0), Duration.ofMinutes(1),
                     () -> c.ledgers().entries(n0).stream().anyMatch(e -> replacement.getMetadata().getUid().equals(e.podUid())));
 
@@ -146,6 +150,16 @@ class GroupRankReplacedIT {
                 });
             }
         }
+    }
+
+    /** {@code kubectl get acegroups -n NS} with the kubeconfig of suite user {@code user}: the lines it prints. */
+    static List<String> kubectlGetAceGroups(RealCluster c, String user, String ns) throws Exception {
+        Process p = new ProcessBuilder(c.controlPlane().binaries().kubectl().toString(), "--kubeconfig",
+                c.controlPlane().dir().resolve("user-" + user + ".kubeconfig").toString(), "get", "acegroups", "-n", ns)
+                .redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS) && p.exitValue() == 0, "kubectl get acegroups: " + out);
+        return out.lines().toList();
     }
 
     @Test
