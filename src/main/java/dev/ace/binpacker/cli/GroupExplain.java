@@ -36,16 +36,23 @@ final class GroupExplain {
         List<WorkloadPods.TemplatePod> ranks = pods.stream().filter(t -> t.group() != null).toList();
         if (ranks.isEmpty()) return;
         WorkloadPods.Group g = ranks.get(0).group();
+        // Only what ACE itself would hold as a group: the resolver's word on the pods, as at admission.
+        GroupMembership m;
+        try {
+            m = new GroupResolver(GroupResolver.DEFAULT_MAX_SIZE).resolve(ranks.get(0).pod());
+        } catch (InvalidPodException e) {
+            return; // the rank's own decision above says why it is denied
+        }
+        if (!(m instanceof GroupMembership.Member member)) return;
+        int size = member.id().size();
+        String asked = member.id().topologyKey();
         out.println();
-        out.println("--- " + what + ": " + g.groups() + (g.groups() == 1 ? " group" : " groups") + " of " + g.size()
+        out.println("--- " + what + ": " + g.groups() + (g.groups() == 1 ? " group" : " groups") + " of " + size
                 + " pods (" + g.from() + "), each placed whole or not at all");
-        String asked;
         List<WorkloadPods.TemplatePod> perGroup = new ArrayList<>();
         List<String> labels = new ArrayList<>();
         int podsPerGroup = 0;
         try {
-            GroupMembership m = new GroupResolver(GroupResolver.DEFAULT_MAX_SIZE).resolve(ranks.get(0).pod());
-            asked = m instanceof GroupMembership.Member member ? member.id().topologyKey() : null;
             for (WorkloadPods.TemplatePod t : ranks) {
                 int each = Math.max(1, t.replicas() / Math.max(1, g.groups()));
                 podsPerGroup += each;
@@ -60,8 +67,8 @@ final class GroupExplain {
             out.println("groups:    not explained: " + e.getMessage());
             return;
         }
-        if (podsPerGroup != g.size()) {
-            out.println("groups:    the templates make " + podsPerGroup + " pods per group, not " + g.size() + "; ACE waits for all " + g.size());
+        if (podsPerGroup != size) {
+            out.println("groups:    the templates make " + podsPerGroup + " pods per group, not " + size + "; ACE waits for all " + size);
         }
         if (perGroup.isEmpty()) {
             out.println("groups:    no rank asks for GPUs; nothing to place");
