@@ -20,25 +20,39 @@ final class GroupStatusWriter {
     private static final Logger LOG = Logger.getLogger(GroupStatusWriter.class);
 
     static final int WRITES_PER_PASS = 50;
+    /** After a failed list (the CRD not applied on an upgrade), how long before the next try: one call a minute, not one a pass. */
+    static final long LIST_RETRY_MILLIS = 60_000;
 
     private final GroupStatusStore store;
     private final Map<String, GroupStatusStore.Stored> written = new LinkedHashMap<>();
     private boolean listed;
+    private long nextListAt = Long.MIN_VALUE;
+    private boolean warned;
 
     GroupStatusWriter(GroupStatusStore store) { this.store = store; }
 
     void reset() {
         written.clear();
         listed = false;
+        nextListAt = Long.MIN_VALUE;
     }
 
-    /** The groups the book holds now, each with the keeper's reason for waiting (by group key). */
-    void pass(Map<String, List<GroupBook.Rank>> groups, Map<String, String> reasons, BooleanSupplier leading) {
+    /** The groups the book holds now, each with the keeper's reason for waiting (by group key); {@code now}: monotonic millis. */
+    void pass(Map<String, List<GroupBook.Rank>> groups, Map<String, String> reasons, long now, BooleanSupplier leading) {
         if (!leading.getAsBoolean()) return;
         if (!listed) {
-            written.clear();
-            written.putAll(store.list());
-            listed = true;
+            if (now < nextListAt) return;
+            try {
+                Map<String, GroupStatusStore.Stored> all = store.list();
+                written.clear();
+                written.putAll(all);
+                listed = true;
+            } catch (RuntimeException e) {
+                nextListAt = now + LIST_RETRY_MILLIS;
+                if (!warned) LOG.warnf("cannot list the AceGroup objects, groups' state is not published (is deploy/acegroup-crd.yaml applied?): %s", e.getMessage());
+                warned = true;
+                return;
+            }
         }
         Map<String, GroupStatus> desired = new LinkedHashMap<>();
         for (Map.Entry<String, List<GroupBook.Rank>> g : groups.entrySet()) {
@@ -84,6 +98,7 @@ final class GroupStatusWriter {
         } catch (RuntimeException e) {
             written.remove(key);
             listed = false; // read everything again next pass
+            nextListAt = Long.MIN_VALUE;
         }
     }
 }

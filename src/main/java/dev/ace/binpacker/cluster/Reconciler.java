@@ -76,15 +76,15 @@ public final class Reconciler {
         reports.pass(leading); // before gate releases, so they are decided on the GPUs really free
         groups.pass(now, wallMillis.getAsLong(), leading); // whole groups first: a freed clique goes to a waiting group before single pods
         gates.pass(wallMillis.getAsLong(), leading);
-        publishGroups(leading);
+        publishGroups(now, leading);
         pins.pass(now, leading);
         publish(leading);
     }
 
     /** After the releases, so a group released in this pass reads "Placed" at once; a failed write waits for the next pass. */
-    private void publishGroups(BooleanSupplier leading) {
+    private void publishGroups(long now, BooleanSupplier leading) {
         try {
-            groupStatus.pass(view.groups().groups(), groups.reasons(), leading);
+            groupStatus.pass(view.groups().groups(), groups.reasons(), now, leading);
         } catch (RuntimeException e) {
             LOG.debugf("could not publish the groups' state: %s", e.getMessage());
         }

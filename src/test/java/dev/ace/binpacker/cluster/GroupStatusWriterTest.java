@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 /** The leader's writes of the AceGroup objects: only on change, against the version read, and deleted with the group. */
 class GroupStatusWriterTest {
     /** An in-memory store that counts writes and answers Stale like the API server's 409. */
-    static final class Store implements GroupStatusStore {
+    static class Store implements GroupStatusStore {
         final Map<String, Stored> objects = new HashMap<>();
         final List<String> writes = new ArrayList<>();
         private int version;
@@ -64,14 +64,14 @@ class GroupStatusWriterTest {
         Store store = new Store();
         GroupStatusWriter w = new GroupStatusWriter(store);
         var waiting = groups("llama", List.of(rank("llama", 0, true, true), rank("llama", 1, true, true)));
-        w.pass(waiting, Map.of(), () -> true);
-        w.pass(waiting, Map.of(), () -> true);
+        w.pass(waiting, Map.of(), 0, () -> true);
+        w.pass(waiting, Map.of(), 0, () -> true);
         assertEquals(List.of("create ml/lws.llama.0"), store.writes, "an unchanged group is not written again");
         assertEquals(GroupStatus.Phase.WAITING, store.objects.get("ml/lws.llama.0").status().phase());
 
-        w.pass(groups("llama", List.of(rank("llama", 0, false, true), rank("llama", 1, false, true))), Map.of(), () -> true);
+        w.pass(groups("llama", List.of(rank("llama", 0, false, true), rank("llama", 1, false, true))), Map.of(), 0, () -> true);
         assertEquals("update ml/lws.llama.0 Placed", store.writes.get(1));
-        w.pass(Map.of(), Map.of(), () -> true);
+        w.pass(Map.of(), Map.of(), 0, () -> true);
         assertEquals("delete ml/lws.llama.0", store.writes.get(2));
         assertTrue(store.objects.isEmpty());
     }
@@ -80,25 +80,25 @@ class GroupStatusWriterTest {
     void a_write_that_lost_to_another_writer_is_retried_against_the_version_read_again() {
         Store store = new Store();
         GroupStatusWriter w = new GroupStatusWriter(store);
-        w.pass(groups("llama", List.of(rank("llama", 0, true, true), rank("llama", 1, true, true))), Map.of(), () -> true);
+        w.pass(groups("llama", List.of(rank("llama", 0, true, true), rank("llama", 1, true, true))), Map.of(), 0, () -> true);
         // A previous leader, still finishing its pass, writes the object behind this one's back.
         var stale = store.objects.get("ml/lws.llama.0");
         store.objects.put("ml/lws.llama.0", new GroupStatusStore.Stored(stale.status(), "99"));
         var placed = groups("llama", List.of(rank("llama", 0, false, true), rank("llama", 1, false, true)));
-        w.pass(placed, Map.of(), () -> true);
+        w.pass(placed, Map.of(), 0, () -> true);
         assertEquals(GroupStatus.Phase.WAITING, store.objects.get("ml/lws.llama.0").status().phase(), "the conflicting update wrote nothing");
-        w.pass(placed, Map.of(), () -> true);
+        w.pass(placed, Map.of(), 0, () -> true);
         assertEquals(GroupStatus.Phase.PLACED, store.objects.get("ml/lws.llama.0").status().phase());
     }
 
     @Test
     void a_new_leader_deletes_objects_of_groups_that_ended_while_nobody_led_and_never_writes_while_not_leading() {
         Store store = new Store();
-        new GroupStatusWriter(store).pass(groups("old", List.of(rank("old", 0, true, true))), Map.of(), () -> true);
+        new GroupStatusWriter(store).pass(groups("old", List.of(rank("old", 0, true, true))), Map.of(), 0, () -> true);
         GroupStatusWriter next = new GroupStatusWriter(store);
-        next.pass(groups("new", List.of(rank("new", 0, true, true))), Map.of(), () -> false);
+        next.pass(groups("new", List.of(rank("new", 0, true, true))), Map.of(), 0, () -> false);
         assertEquals(1, store.writes.size(), "a replica that does not lead writes nothing");
-        next.pass(groups("new", List.of(rank("new", 0, true, true))), Map.of(), () -> true);
+        next.pass(groups("new", List.of(rank("new", 0, true, true))), Map.of(), 0, () -> true);
         assertEquals(List.of("ml/lws.new.0"), List.copyOf(store.objects.keySet()));
     }
 
@@ -106,7 +106,7 @@ class GroupStatusWriterTest {
     void a_group_ace_never_decided_gets_no_object() {
         Store store = new Store();
         new GroupStatusWriter(store).pass(groups("exempt", List.of(rank("exempt", 0, false, false), rank("exempt", 1, false, false))),
-                Map.of(), () -> true);
+                Map.of(), 0, () -> true);
         assertTrue(store.writes.isEmpty());
     }
 
@@ -114,7 +114,25 @@ class GroupStatusWriterTest {
     void the_leaders_reason_is_what_the_object_says() {
         Store store = new Store();
         new GroupStatusWriter(store).pass(groups("llama", List.of(rank("llama", 0, true, true), rank("llama", 1, true, true))),
-                Map.of("ml/lws:llama/0", "no room for all 2 ranks (8 GPUs each) at once"), () -> true);
+                Map.of("ml/lws:llama/0", "no room for all 2 ranks (8 GPUs each) at once"), 0, () -> true);
         assertEquals("no room for all 2 ranks (8 GPUs each) at once", store.objects.get("ml/lws.llama.0").status().reason());
+    }
+
+    @Test
+    void without_the_crd_the_leader_tries_to_list_once_a_minute_not_once_a_pass() {
+        int[] lists = {0};
+        Store store = new Store() {
+            @Override public Map<String, Stored> list() {
+                lists[0]++;
+                throw new IllegalStateException("404: the server could not find the requested resource");
+            }
+        };
+        GroupStatusWriter w = new GroupStatusWriter(store);
+        var g = groups("llama", List.of(rank("llama", 0, true, true)));
+        for (long now = 0; now < GroupStatusWriter.LIST_RETRY_MILLIS; now += 1_000) w.pass(g, Map.of(), now, () -> true);
+        assertEquals(1, lists[0]);
+        assertTrue(store.writes.isEmpty(), "nothing written while the objects cannot be listed");
+        w.pass(g, Map.of(), GroupStatusWriter.LIST_RETRY_MILLIS, () -> true);
+        assertEquals(2, lists[0]);
     }
 }
