@@ -100,6 +100,7 @@ final class ExplainCommand implements Command {
                 AdmissionResult r = explain(t.pod(), "explain-" + (++seq), engine, mode, json, out);
                 if (!r.allowed() && exit == 0) exit = 3;
             }
+            GroupExplain.print(item.what(), item.pods(), allocator, out);
         }
         return exit;
     }

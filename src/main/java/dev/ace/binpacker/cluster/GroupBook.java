@@ -17,9 +17,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * knows every group again without any object of its own. Thread-safe; decides nothing.
  */
 public final class GroupBook {
-    /** One rank as last seen. {@code gated}: carries ACE's gate; {@code node}: bound to, null while not. */
+    /**
+     * One rank as last seen. {@code gated}: carries ACE's gate; {@code node}: bound to, null while not;
+     * {@code byAce}: ACE decided it (gated, or released with its reservation), false for a pod admitted without ACE.
+     */
     public record Rank(String uid, String podName, GroupIdentity group, boolean gated, boolean terminal, String node,
-                       int gpus, int priority, long createdMillis) {}
+                       int gpus, int priority, long createdMillis, boolean byAce) {}
 
     private final GroupResolver resolver;
     private final Map<String, Rank> byUid = new ConcurrentHashMap<>();
@@ -36,7 +39,7 @@ public final class GroupBook {
         }
         if (m instanceof GroupMembership.Member member && f.uid() != null) {
             byUid.put(f.uid(), new Rank(f.uid(), f.name(), member.id(), f.gated(), f.terminal(), f.nodeName(), f.gpus(),
-                    f.priority(), f.createdMillis()));
+                    f.priority(), f.createdMillis(), f.gated() || f.reservationId() != null));
         } else if (f.uid() != null) {
             byUid.remove(f.uid());
         }

@@ -51,6 +51,8 @@ final class GroupKeeper {
     private final Map<String, Long> wholeSince = new HashMap<>();
     private final Map<String, Long> backoffUntil = new HashMap<>();
     private final Map<String, Integer> timeouts = new HashMap<>();
+    /** The last pass's word on why each group that did not get its GPUs waits, for its published status. */
+    private final Map<String, String> reasons = new HashMap<>();
 
     GroupKeeper(LocalView view, GateKeeper gates, Metrics metrics, Config config) {
         this.view = view;
@@ -64,7 +66,11 @@ final class GroupKeeper {
         wholeSince.clear();
         backoffUntil.clear();
         timeouts.clear();
+        reasons.clear();
     }
+
+    /** Why each group waited at the last pass (groups released or idle have none): the reason users read. */
+    Map<String, String> reasons() { return Map.copyOf(reasons); }
 
     void pass(long now, long wallNow, BooleanSupplier leading) {
         Map<String, PendingDemand.Waiting> queued = new HashMap<>();
@@ -79,6 +85,7 @@ final class GroupKeeper {
         Map<Integer, Integer> waitingBySize = new TreeMap<>();
         holdingSince.keySet().retainAll(groups.keySet());
         wholeSince.keySet().retainAll(groups.keySet());
+        reasons.clear();
         for (String key : order) {
             if (!leading.getAsBoolean()) return;
             List<GroupBook.Rank> ranks = groups.get(key);
@@ -111,6 +118,7 @@ final class GroupKeeper {
             // Still assembling: nothing may be held. Entries found here are a crashed leader's half-written group.
             if (!held.isEmpty()) free(key, held, "its group is not whole (" + ranks.size() + " of " + size + " pods)");
             wholeSince.remove(key);
+            reasons.put(key, ranks.size() + " of " + size + " pods exist; the group holds nothing until all do");
             return State.ASSEMBLING;
         }
         GroupRequest g = request(a, key, ranks, gated, held, queued);
@@ -123,11 +131,13 @@ final class GroupKeeper {
             return State.RELEASED;
         }
         String why = ((GroupOutcome.Waiting) o).why();
+        reasons.put(key, why);
         long whole = wholeSince.computeIfAbsent(key, k -> now);
         boolean starving = now - whole >= config.earmarkAfterMillis() && now >= backoffUntil.getOrDefault(key, Long.MIN_VALUE);
         if (!held.isEmpty() || (mayEarmark && starving)) {
             if (!mayEarmark && !someReleased) { // another group is first in line: only one earmark at a time
                 free(key, held, "another group holds the earmark");
+                reasons.put(key, why + "; another group holds the earmark");
                 return State.WAITING;
             }
             long since = holdingSince.computeIfAbsent(key, k -> now);
@@ -136,14 +146,19 @@ final class GroupKeeper {
                 long backoff = config.holdTimeoutMillis() << Math.min(n, config.maxBackoffDoublings());
                 backoffUntil.put(key, now + backoff);
                 holdingSince.remove(key);
-                free(key, held, "it could not assemble within " + config.holdTimeoutMillis() / 1000 + " s; waits again for "
-                        + backoff / 1000 + " s before holding GPUs");
+                String timedOut = "it could not assemble within " + config.holdTimeoutMillis() / 1000 + " s; waits again for "
+                        + backoff / 1000 + " s before holding GPUs";
+                free(key, held, timedOut);
+                reasons.put(key, why + "; " + timedOut);
                 metrics.reservationExpired();
                 return State.WAITING;
             }
             if (held.isEmpty()) {
                 List<Reservation> got = GroupPlacer.earmark(a, g, wallNow);
                 if (!got.isEmpty()) LOG.infof("group %s holds %d of its %d ranks' GPUs while it waits: %s", key, got.size(), gated.size(), why);
+                reasons.put(key, why + "; earmarks the GPUs of " + got.size() + " of its " + gated.size() + " ranks meanwhile");
+            } else {
+                reasons.put(key, why + "; earmarks the GPUs of " + held.size() + " of its " + gated.size() + " ranks meanwhile");
             }
             return State.HOLDING;
         }
@@ -168,22 +183,17 @@ final class GroupKeeper {
     private GroupRequest request(Allocator a, String key, List<GroupBook.Rank> ranks, List<GroupBook.Rank> gated,
                                  Map<String, Reservation> held, Map<String, PendingDemand.Waiting> queued) {
         List<GroupRequest.Rank> out = new ArrayList<>();
-        int tp = 0;
         for (GroupBook.Rank r : gated) { // leader first: ranks are sorted by rank index
             PlacementRequest t = queued.get(r.uid()).request();
-            tp = Math.max(tp, t.tp());
             PlacementRequest req = new PlacementRequest(Reservation.newId(), t.workloadClass(), t.gpus(), t.milliPerGpu(), t.tp(),
                     t.pools(), t.constraints(), t.cpuMilli(), t.gpuModel(),
                     new Reservation.Owner(null, r.group().namespace(), r.podName(), r.uid()));
             out.add(new GroupRequest.Rank(req, Optional.ofNullable(held.get(r.uid()))));
         }
-        String topology = ranks.get(0).group().topologyKey();
-        boolean whole = false;
-        if (topology == null && tp >= 16 && a.read(al -> anyNodeLabelled(al, GroupKeys.GPU_CLIQUE))) {
-            topology = GroupKeys.GPU_CLIQUE; // TP >= 16 on NVL72: one multi-node NVLink domain, whole trays
-            whole = true;
-        }
-        return new GroupRequest(key, out, topology, whole, domainOf(a, ranks, topology));
+        String asked = ranks.get(0).group().topologyKey();
+        GroupRequest shape = GroupPlacer.shaped(a, key, out, asked, GroupKeys.GPU_CLIQUE, null);
+        return shape.topologyKey() == null ? shape
+                : new GroupRequest(key, out, shape.topologyKey(), shape.wholeNodes(), domainOf(a, ranks, shape.topologyKey()));
     }
 
     /** The topology value of the nodes the group's released ranks are on, so a replacement rank joins them. */
@@ -200,14 +210,6 @@ final class GroupKeeper {
             if (v != null) return v;
         }
         return null;
-    }
-
-    private static boolean anyNodeLabelled(Allocator al, String label) {
-        for (int i = 0; i < al.state().capacity(); i++) {
-            var n = al.state().node(i);
-            if (n != null && n.labels().containsKey(label)) return true;
-        }
-        return false;
     }
 
     private static boolean degraded(List<GroupBook.Rank> ranks) {

@@ -45,7 +45,7 @@ public final class InCluster implements AutoCloseable {
         fleet.useSightings(view::podSeen);
         fleet.useStore(shared);
         fleet.load(List.of());
-        reconciler = new Reconciler(view, shared, new Fabric8PodApi(client), metrics, json, s.reconcile(),
+        reconciler = new Reconciler(view, shared, new Fabric8PodApi(client), new CrdGroupStatusStore(client), metrics, json, s.reconcile(),
                 () -> System.nanoTime() / 1_000_000, System::currentTimeMillis);
         watch = new ClusterWatch(client, crd, view, namespaces, readiness, new Backoff(1_000, 60_000));
         ControlLoop[] l = new ControlLoop[1];

@@ -29,12 +29,19 @@ public final class Reconciler {
     private final EntryKeeper entries;
     private final GateKeeper gates;
     private final GroupKeeper groups;
+    private final GroupStatusWriter groupStatus;
     private final PinRepair pins;
     private final ReportKeeper reports;
     private final Map<String, LedgerDoc.Capacity> published = new HashMap<>();
     private final Map<String, Long> inFlightSince = new HashMap<>();
 
     public Reconciler(LocalView view, SharedLedger ledger, PodApi api, Metrics metrics, ObjectMapper json,
+                      ReconcilerConfig config, LongSupplier monotonicMillis, LongSupplier wallMillis) {
+        this(view, ledger, api, GroupStatusStore.NONE, metrics, json, config, monotonicMillis, wallMillis);
+    }
+
+    /** @param groupStatus where each group's state is published for users (the AceGroup objects) */
+    public Reconciler(LocalView view, SharedLedger ledger, PodApi api, GroupStatusStore groupStatus, Metrics metrics, ObjectMapper json,
                       ReconcilerConfig config, LongSupplier monotonicMillis, LongSupplier wallMillis) {
         this.view = view;
         this.ledger = ledger;
@@ -46,6 +53,7 @@ public final class Reconciler {
         // A group may hold GPUs it cannot use yet as long as an untied reservation may wait for its pod.
         this.groups = new GroupKeeper(view, gates, metrics,
                 new GroupKeeper.Config(config.pendingTtlMillis(), 6 * config.pendingTtlMillis(), 3));
+        this.groupStatus = new GroupStatusWriter(groupStatus);
         this.pins = new PinRepair(view, api, metrics, config);
         this.reports = new ReportKeeper(view, ledger, api, metrics, pins);
     }
@@ -54,6 +62,7 @@ public final class Reconciler {
     public synchronized void leadershipChanged() {
         entries.reset();
         groups.reset();
+        groupStatus.reset();
         pins.reset();
         reports.reset();
         published.clear();
@@ -67,8 +76,18 @@ public final class Reconciler {
         reports.pass(leading); // before gate releases, so they are decided on the GPUs really free
         groups.pass(now, wallMillis.getAsLong(), leading); // whole groups first: a freed clique goes to a waiting group before single pods
         gates.pass(wallMillis.getAsLong(), leading);
+        publishGroups(now, leading);
         pins.pass(now, leading);
         publish(leading);
+    }
+
+    /** After the releases, so a group released in this pass reads "Placed" at once; a failed write waits for the next pass. */
+    private void publishGroups(long now, BooleanSupplier leading) {
+        try {
+            groupStatus.pass(view.groups().groups(), groups.reasons(), now, leading);
+        } catch (RuntimeException e) {
+            LOG.debugf("could not publish the groups' state: %s", e.getMessage());
+        }
     }
 
     /**

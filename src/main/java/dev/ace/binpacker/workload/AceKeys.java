@@ -58,4 +58,13 @@ public final class AceKeys {
     /** The node agent's per-node report object (deploy/gpunodereport-crd.yaml); name = node name. */
     public static final String REPORT_KIND = "GpuNodeReport";
     public static final String REPORT_PLURAL = "gpunodereports";
+    /**
+     * ACE's published state of each sized group (deploy/acegroup-crd.yaml), namespaced, one per group. An output
+     * only: written by the leader, read by people ({@code kubectl get acegroups -A}), never read back for placement.
+     */
+    public static final String GROUP_STATUS_KIND = "AceGroup";
+    public static final String GROUP_STATUS_PLURAL = "acegroups";
+    /** Label ACE puts on the objects it writes, so it only ever deletes its own. */
+    public static final String MANAGED_BY = "app.kubernetes.io/managed-by";
+    public static final String MANAGED_BY_ACE = "ace-binpacker";
 }

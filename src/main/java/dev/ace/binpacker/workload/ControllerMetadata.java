@@ -51,6 +51,9 @@ final class ControllerMetadata {
                 ObjectNode annotations = meta.has("annotations") && meta.get("annotations").isObject()
                         ? (ObjectNode) meta.get("annotations") : meta.putObject("annotations");
                 annotations.put(AceKeys.LWS_PREFIX + "size", Integer.toString(object.at("/spec/leaderWorkerTemplate/size").asInt(1)));
+                // ... and the set's exclusive-topology annotation (one topology domain per group), copied onto its pods.
+                JsonNode exclusive = object.at("/metadata/annotations").path(AceKeys.LWS_PREFIX + "exclusive-topology");
+                if (exclusive.isTextual() && !exclusive.asText().isBlank()) annotations.put(AceKeys.LWS_PREFIX + "exclusive-topology", exclusive.asText());
                 meta.put("name", leader ? base + "-0" : base + "-0-1");
             }
             case "InferenceService" -> {

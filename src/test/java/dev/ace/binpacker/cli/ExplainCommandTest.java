@@ -189,6 +189,65 @@ class ExplainCommandTest {
         assertTrue(out.contains("--- LeaderWorkerSet ml/ds (worker template, 2 pods, each decided alike; shown: the first)\npod:       ml/ds-0-1\n"), out);
     }
 
+    /** An LWS of {@code replicas} TP 8 x 2 groups, optionally one rack per group. */
+    static String lws(int replicas, String exclusiveTopology) {
+        String ann = exclusiveTopology == null ? "" : "\n  annotations: {leaderworkerset.sigs.k8s.io/exclusive-topology: " + exclusiveTopology + "}";
+        return """
+                apiVersion: leaderworkerset.x-k8s.io/v1
+                kind: LeaderWorkerSet
+                metadata:
+                  name: llama-405b
+                  namespace: ml%s
+                spec:
+                  replicas: %d
+                  leaderWorkerTemplate:
+                    size: 2
+                    leaderTemplate:
+                      spec:
+                        containers:
+                        - {name: l, image: vllm/vllm-openai:v0.8.5, args: [--tensor-parallel-size, "8", --pipeline-parallel-size, "2"], resources: {limits: {nvidia.com/gpu: 8}}}
+                    workerTemplate:
+                      spec:
+                        containers:
+                        - {name: w, image: vllm/vllm-openai:v0.8.5, args: [--tensor-parallel-size, "8", --pipeline-parallel-size, "2"], resources: {limits: {nvidia.com/gpu: 8}}}
+                """.formatted(ann, replicas);
+    }
+
+    @Test
+    void each_group_of_an_lws_says_whether_the_inventory_places_it_whole_and_if_not_why() {
+        Run r = main(lws(2, null), "explain", "-f", "-");
+        assertEquals(0, r.code(), r.err());
+        String out = r.out();
+        assertTrue(out.contains("--- LeaderWorkerSet ml/llama-405b: 2 groups of 2 pods (spec.leaderWorkerTemplate.size), each placed whole or not at all\n"
+                + "group 1:   placed whole now: leader on hgx-h100-0 (GPUs 0-7), worker on hgx-h100-1 (GPUs 0-7)\n"
+                + "group 2:   would wait at the gate, holding nothing: no room for all 2 ranks (8 GPUs each) at once\n"), out);
+    }
+
+    /** An 8-GPU H100 board of pool inference in rack {@code rack}, as {@code kubectl get node -o yaml} prints it (labels trimmed to what ACE reads). */
+    static String rackNode(String name, String rack) {
+        return """
+                - apiVersion: v1
+                  kind: Node
+                  metadata:
+                    name: %s
+                    labels: {ace.dev/pool: inference, kubernetes.io/hostname: %s, nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3, nvidia.com/gpu.count: '8', rack: %s}
+                  status:
+                    capacity: {nvidia.com/gpu: '8', cpu: '192', memory: 2Ti, pods: '110'}
+                    allocatable: {nvidia.com/gpu: '8', cpu: '190', memory: 2000Gi, pods: '110'}
+                """.formatted(name, name, rack);
+    }
+
+    @Test
+    void a_group_asking_for_one_rack_is_placed_in_the_rack_that_holds_it_and_waits_when_none_does(@TempDir Path dir) throws Exception {
+        Path nodes = dir.resolve("racks.yaml");
+        Files.writeString(nodes, "apiVersion: v1\nkind: List\nitems:\n" + rackNode("a-0", "r1") + rackNode("b-0", "r2") + rackNode("b-1", "r2"));
+        Path file = dir.resolve("lws.yaml");
+        Files.writeString(file, lws(2, "rack"));
+        String out = run(0, "-f", file.toString(), "--nodes", nodes.toString());
+        assertTrue(out.contains("group 1:   placed whole now in rack=r2: leader on b-0 (GPUs 0-7), worker on b-1 (GPUs 0-7)\n"), out);
+        assertTrue(out.contains("group 2:   would wait at the gate, holding nothing: no single rack domain has room for all 2 ranks (8 GPUs each); "), out);
+    }
+
     @Test
     void a_binary_file_is_named_and_called_not_text_instead_of_an_encoding_exception(@TempDir Path dir) throws Exception {
         Path jar = dir.resolve("pod.yaml");

@@ -43,6 +43,11 @@ class DeployManifestsTest {
                 .orElseThrow(() -> new AssertionError("no " + kind));
     }
 
+    static JsonNode named(List<JsonNode> docs, String kind, String name) {
+        return docs.stream().filter(d -> kind.equals(d.path("kind").asText()) && name.equals(d.at("/metadata/name").asText())).findFirst()
+                .orElseThrow(() -> new AssertionError("no " + kind + " " + name));
+    }
+
     @Test
     void deploy_renders_two_replicas_probed_on_the_management_port_behind_443() throws Exception {
         assertTrue(new File("deploy/kustomization.yaml").exists());
@@ -64,8 +69,7 @@ class DeployManifestsTest {
     @Test
     void the_ledger_is_a_cluster_scoped_gpuledger_kubectl_prints_and_ace_may_write_it_and_its_lease() throws Exception {
         List<JsonNode> docs = render("deploy");
-        JsonNode crd = kind(docs, "CustomResourceDefinition");
-        assertEquals("gpuledgers.ace.dev", crd.at("/metadata/name").asText());
+        JsonNode crd = named(docs, "CustomResourceDefinition", "gpuledgers.ace.dev");
         assertEquals("Cluster", crd.at("/spec/scope").asText());
         JsonNode version = crd.at("/spec/versions/0");
         assertEquals("v1alpha1", version.path("name").asText());
@@ -74,13 +78,43 @@ class DeployManifestsTest {
         assertEquals(List.of("Node", "GPUs", "Allocatable", "Free", "Held", "Pending", "Confirmed", "Foreign", "Age"), columns);
         assertEquals("[\"pending\",\"bound\"]",
                 version.at("/schema/openAPIV3Schema/properties/spec/properties/entries/items/properties/state/enum").toString());
-        String clusterRules = kind(docs, "ClusterRole").at("/rules").toString();
+        String clusterRules = named(docs, "ClusterRole", "ace-binpacker").at("/rules").toString();
         assertTrue(clusterRules.contains("gpuledgers") && clusterRules.contains("events") && clusterRules.contains("delete"), clusterRules);
         String roles = docs.stream().filter(d -> d.path("kind").asText().equals("Role")).map(JsonNode::toString).toList().toString();
         assertTrue(roles.contains("leases"), roles);
         assertFalse(docs.toString().contains("configmaps"), "the ledger ConfigMaps and their RBAC are gone");
         JsonNode env = kind(docs, "Deployment").at("/spec/template/spec/containers/0/env");
         assertTrue(env.toString().contains("ACE_CONTROLLER_NAMESPACE"), env.toString());
+    }
+
+    @Test
+    void groups_are_namespaced_acegroups_kubectl_prints_that_only_ace_writes_and_tenants_read_through_view_edit_admin() throws Exception {
+        List<JsonNode> docs = render("deploy");
+        JsonNode crd = named(docs, "CustomResourceDefinition", "acegroups.ace.dev");
+        assertEquals("Namespaced", crd.at("/spec/scope").asText());
+        JsonNode version = crd.at("/spec/versions/0");
+        List<String> columns = new ArrayList<>();
+        version.path("additionalPrinterColumns").forEach(c -> columns.add(c.path("name").asText()));
+        assertEquals(List.of("Phase", "Size", "Seen", "Placed", "Waiting-Since", "Reason", "Age"), columns);
+        List<String> phases = new ArrayList<>();
+        version.at("/schema/openAPIV3Schema/properties/status/properties/phase/enum").forEach(p -> phases.add(p.asText()));
+        List<String> labels = new ArrayList<>();
+        for (GroupStatus.Phase p : GroupStatus.Phase.values()) labels.add(p.label());
+        assertEquals(labels, phases, "the schema admits exactly the phases ACE writes");
+        assertEquals(GroupStatus.MAX_REASON, version.at("/schema/openAPIV3Schema/properties/status/properties/reason/maxLength").asInt());
+
+        JsonNode ace = named(docs, "ClusterRole", "ace-binpacker");
+        boolean aceWrites = false;
+        for (JsonNode r : ace.path("rules")) {
+            if (r.path("resources").toString().contains("acegroups")) aceWrites = r.path("verbs").toString().contains("create") && r.path("verbs").toString().contains("delete");
+        }
+        assertTrue(aceWrites, "ACE's ServiceAccount creates, updates and deletes them: " + ace);
+        JsonNode view = named(docs, "ClusterRole", "ace-binpacker-groups-view");
+        assertEquals("[{\"apiGroups\":[\"ace.dev\"],\"resources\":[\"acegroups\"],\"verbs\":[\"get\",\"list\",\"watch\"]}]",
+                view.path("rules").toString(), "tenants read, never write");
+        for (String role : List.of("view", "edit", "admin")) {
+            assertEquals("true", view.at("/metadata/labels").path("rbac.authorization.k8s.io/aggregate-to-" + role).asText(), role);
+        }
     }
 
     @Test

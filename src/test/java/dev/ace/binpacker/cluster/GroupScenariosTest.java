@@ -174,6 +174,40 @@ class GroupScenariosTest {
         assertTrue(node.equals("gpu-a") || node.equals("gpu-b"), "into the group's rack r1, got " + node);
     }
 
+    /** The AceGroup object of LWS {@code lws} group 0 in namespace ml, as a user reads it; null when there is none. */
+    private java.util.Map<String, Object> aceGroup(String lws) {
+        var r = k8s.client.genericKubernetesResources(CrdGroupStatusStore.CONTEXT).inNamespace("ml").withName("lws." + lws + ".0").get();
+        if (r == null) return null;
+        @SuppressWarnings("unchecked")
+        var status = (java.util.Map<String, Object>) r.getAdditionalProperties().get("status");
+        return status;
+    }
+
+    @Test
+    void the_leader_publishes_the_groups_state_waiting_then_placed_and_deletes_it_once_the_pods_are_gone() {
+        leaderOn("gpu-a", "gpu-b");
+        Pod blocker = admitAndCreate(ClusterScenariosTest.tp(8, "blocker"));
+        assertEquals(1, k8s.schedule());
+        Pod leader = admitAndCreate(lws("llama-405b", 0, 0, 2));
+        eventually(() -> aceGroup("llama-405b") != null && "Assembling".equals(aceGroup("llama-405b").get("phase")), "published as Assembling");
+        assertEquals(1, aceGroup("llama-405b").get("ranksSeen"));
+        Pod worker = admitAndCreate(lws("llama-405b", 0, 1, 2));
+        eventually(() -> "Waiting".equals(aceGroup("llama-405b").get("phase")), "Waiting once both ranks exist");
+        assertEquals("no room for all 2 ranks (8 GPUs each) at once", aceGroup("llama-405b").get("reason"));
+        assertEquals(0, aceGroup("llama-405b").get("ranksPlaced"));
+        assertNotNull(aceGroup("llama-405b").get("waitingSince"));
+
+        k8s.client.pods().inNamespace("ml").withName(blocker.getMetadata().getName()).delete();
+        eventually(() -> "Placed".equals(aceGroup("llama-405b").get("phase")), "Placed once both ranks are released");
+        assertEquals(2, aceGroup("llama-405b").get("ranksPlaced"));
+        assertTrue(!GateRelease.isGated(live(leader)) && !GateRelease.isGated(live(worker)));
+
+        k8s.client.pods().inNamespace("ml").withName(worker.getMetadata().getName()).delete();
+        eventually(() -> "Degraded".equals(aceGroup("llama-405b").get("phase")), "Degraded when a rank is lost");
+        k8s.client.pods().inNamespace("ml").withName(leader.getMetadata().getName()).delete();
+        eventually(() -> aceGroup("llama-405b") == null, "deleted once the group's pods are all gone");
+    }
+
     private boolean released(Pod leader, Pod worker) {
         return !GateRelease.isGated(live(leader)) && !GateRelease.isGated(live(worker));
     }

@@ -46,9 +46,12 @@ public final class AceInstall {
         for (HasMetadata o : all) {
             if (o.getKind().equals("CustomResourceDefinition") || o.getKind().equals("Namespace")) admin.resource(o).forceConflicts().serverSideApply();
         }
-        admin.apiextensions().v1().customResourceDefinitions().withName("gpuledgers.ace.dev").waitUntilCondition(crd -> crd != null
-                && crd.getStatus() != null && crd.getStatus().getConditions().stream()
-                        .anyMatch(c -> c.getType().equals("Established") && c.getStatus().equals("True")), 2, TimeUnit.MINUTES);
+        for (HasMetadata crd : all) {
+            if (!crd.getKind().equals("CustomResourceDefinition")) continue;
+            admin.apiextensions().v1().customResourceDefinitions().withName(crd.getMetadata().getName()).waitUntilCondition(d -> d != null
+                    && d.getStatus() != null && d.getStatus().getConditions().stream()
+                            .anyMatch(c -> c.getType().equals("Established") && c.getStatus().equals("True")), 2, TimeUnit.MINUTES);
+        }
         for (HasMetadata o : all) {
             if (!o.getKind().equals("CustomResourceDefinition") && !o.getKind().equals("Namespace")) admin.resource(o).forceConflicts().serverSideApply();
         }

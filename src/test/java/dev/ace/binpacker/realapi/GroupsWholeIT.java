@@ -67,6 +67,11 @@ class GroupsWholeIT {
         assertTrue(TpPods.annotation(leader, AceKeys.DECISION).startsWith("waiting for group llama-405b/0"), TpPods.annotation(leader, AceKeys.DECISION));
         Set<String> busy = java.util.stream.IntStream.range(0, n - 1).mapToObj(i -> "busy-" + i).collect(Collectors.toSet());
         assertEquals(busy, holders(c, ns.name()), "one clique is free, yet the group holds none of it");
+        Conditions.await(() -> "the tenant reads the group Waiting: " + GroupRankReplacedIT.aceGroup(tenant, ns.name(), "lws.llama-405b.0"),
+                Duration.ofMinutes(1), () -> GroupRankReplacedIT.phase(tenant, ns.name(), "lws.llama-405b.0", "Waiting"));
+        Map<String, Object> waiting = GroupRankReplacedIT.aceGroup(tenant, ns.name(), "lws.llama-405b.0");
+        assertEquals("no room for all 2 ranks (8 GPUs each) at once", waiting.get("reason"));
+        assertEquals(List.of(2, 0), List.of(waiting.get("ranksSeen"), waiting.get("ranksPlaced")));
 
         c.admin().pods().inNamespace(ns.name()).withName("busy-0").delete();
         Conditions.await(() -> "both ranks released and bound" + TpPods.summary(c.admin(), ns.name()), Duration.ofMinutes(3),
@@ -74,6 +79,7 @@ class GroupsWholeIT {
         Pod l = get(c, ns.name(), "llama-405b-0");
         Pod w = get(c, ns.name(), "llama-405b-0-1");
         assertNotEquals(l.getSpec().getNodeName(), w.getSpec().getNodeName(), "one clique each");
+        Conditions.await("the group reads Placed", Duration.ofMinutes(1), () -> GroupRankReplacedIT.phase(tenant, ns.name(), "lws.llama-405b.0", "Placed"));
         Conditions.await(() -> "both ranks' entries tied to their pods: " + c.ledgers().entries(ns.name()), Duration.ofMinutes(1),
                 () -> c.ledgers().entries(ns.name()).stream().filter(e -> e.podName().startsWith("llama-405b")).count() == 2);
         assertEquals(List.of(), c.ledgers().doubleBooked());

@@ -29,6 +29,30 @@ public final class GroupPlacer {
     /** The domain a trial found room for every rank in; empty when none. */
     public record Plan(String domain) {}
 
+    /**
+     * A group's request as the leader and {@code explain} both shape it: inside the topology the pods ask for; else,
+     * for ranks of TP >= 16 on a fleet with nodes labelled {@code cliqueLabel} (NVL72's {@code nvidia.com/gpu.clique}),
+     * inside one such multi-node NVLink domain on whole nodes (trays).
+     *
+     * @param asked  the node label the pods ask the group to share, null when none
+     * @param domain the value of the topology label the group's running ranks are in, null when free to choose
+     */
+    public static GroupRequest shaped(Allocator a, String key, List<GroupRequest.Rank> ranks, String asked, String cliqueLabel, String domain) {
+        int tp = ranks.stream().mapToInt(r -> r.request().tp()).max().orElse(0);
+        if (asked == null && tp >= 16 && a.read(al -> anyNodeLabelled(al.state(), cliqueLabel))) {
+            return new GroupRequest(key, ranks, cliqueLabel, true, domain);
+        }
+        return new GroupRequest(key, ranks, asked, false, domain);
+    }
+
+    private static boolean anyNodeLabelled(ClusterState s, String label) {
+        for (int i = 0; i < s.capacity(); i++) {
+            NodeInfo n = s.node(i);
+            if (n != null && n.labels().containsKey(label)) return true;
+        }
+        return false;
+    }
+
     /** Tries every domain; the first (tightest) one that takes every rank still needing GPUs. Changes nothing. */
     public static Optional<Plan> plan(Allocator a, GroupRequest g, long now) {
         return a.read(al -> {
