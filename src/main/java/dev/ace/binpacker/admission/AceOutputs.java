@@ -36,7 +36,7 @@ record AceOutputs(String reservation, String decision, String rewrittenFrom, boo
 
     /** A copy of {@code pod} without any of ACE's output keys: what the pod would be had nobody written them. */
     Pod strip(Pod pod, ObjectMapper mapper) {
-        Pod p = mapper.convertValue(pod, Pod.class);
+        Pod p = PodCopy.forEdits(pod, mapper);
         if (p.getMetadata() != null && p.getMetadata().getAnnotations() != null) {
             Map<String, String> a = new LinkedHashMap<>(p.getMetadata().getAnnotations());
             a.remove(AceKeys.RESERVATION);

@@ -263,15 +263,13 @@ public final class AdmissionEngine {
     }
 
     private Pod annotated(Pod pod, String text) {
-        Pod m = mapper.convertValue(pod, Pod.class);
+        Pod m = PodCopy.forEdits(pod, mapper);
         PodEdits.annotate(m, AceKeys.DECISION, text);
         return m;
     }
 
     private ArrayNode diff(Pod original, Pod mutated) {
-        JsonNode a = mapper.valueToTree(original);
-        JsonNode b = mapper.valueToTree(mutated);
-        return JsonPatch.diff(a, b);
+        return PodCopy.diff(mapper, original, mutated);
     }
 
     /** A denial as warnings of at most 120 characters, split at "; " and then at words (linear in the text). */

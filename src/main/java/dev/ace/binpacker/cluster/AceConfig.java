@@ -37,6 +37,18 @@ public interface AceConfig {
 
     Tls tls();
 
+    Dra dra();
+
+    interface Dra {
+        /**
+         * DRA drivers whose devices are GPUs: the devices of allocated ResourceClaims ({@code resource.k8s.io/v1}) of
+         * these drivers count as held on their node, like the GPUs of pods ACE did not place. A MIG device of the
+         * NVIDIA driver holds its parent GPU.
+         */
+        @WithDefault("gpu.nvidia.com")
+        java.util.Set<String> gpuDrivers();
+    }
+
     interface Standalone {
         /** YAML {@code kind: List} of Node objects ({@code kubectl get nodes -o yaml}); empty = the embedded demo inventory. */
         Optional<String> nodes();

@@ -5,7 +5,9 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.util.ArrayList;
@@ -17,7 +19,7 @@ import java.util.stream.Collectors;
 import org.jboss.logging.Logger;
 
 /**
- * The fabric8 edge of {@link LocalView}: Namespace, Node, GpuNodeReport, GpuLedger and Pod informers, started
+ * The fabric8 edge of {@link LocalView}: Namespace, Node, GpuNodeReport, GpuLedger, ResourceClaim and Pod informers, started
  * in dependency order (nodes and their reports before the ledger entries and pods that hold their GPUs). fabric8 runs
  * handlers asynchronously after {@code inform()} returns, so each informer's initial list is
  * processed here, from its store, before its readiness component goes up (the handlers are
@@ -31,8 +33,9 @@ public final class ClusterWatch implements AutoCloseable {
     public static final String NODES = "nodes";
     public static final String REPORTS = "reports";
     public static final String LEDGER = "ledger";
+    public static final String CLAIMS = "claims";
     public static final String PODS = "pods";
-    public static final List<String> COMPONENTS = List.of(NAMESPACES, NODES, REPORTS, LEDGER, PODS);
+    public static final List<String> COMPONENTS = List.of(NAMESPACES, NODES, REPORTS, LEDGER, CLAIMS, PODS);
 
     private final KubernetesClient client;
     private final CrdLedgerStore ledger;
@@ -43,6 +46,8 @@ public final class ClusterWatch implements AutoCloseable {
     private final Backoff backoff;
     private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
     private volatile boolean closed;
+    /** The ResourceClaim API was found absent (or not granted) once: said in the log once, not at every restart. */
+    private volatile boolean claimsAbsentSaid;
     private volatile CompletableFuture<Throwable> current = new CompletableFuture<>();
 
     public ClusterWatch(KubernetesClient client, CrdLedgerStore ledger, LocalView view, NamespaceWatch namespaces,
@@ -110,6 +115,8 @@ public final class ClusterWatch implements AutoCloseable {
         List<LedgerDoc> docList = docs.getStore().list().stream().map(ledger.codec()::read).toList();
         docList.forEach(view::ledgerChanged);
         readiness.ready(LEDGER, true);
+        startClaims(stopped);
+        readiness.ready(CLAIMS, true);
         SharedIndexInformer<Pod> pods = add(client.pods().inAnyNamespace().inform(handler(view::podChanged,
                 p -> view.podGone(p.getMetadata().getUid()))), stopped);
         List<Pod> podList = pods.getStore().list();
@@ -119,6 +126,44 @@ public final class ClusterWatch implements AutoCloseable {
                 podList.stream().map(p -> p.getMetadata().getUid()).collect(Collectors.toSet()));
         view.nodeNames().forEach(view::refresh);
         readiness.ready(PODS, true);
+    }
+
+    /**
+     * ResourceClaims ({@code resource.k8s.io/v1}, GA in Kubernetes 1.34): the GPUs of allocated claims count as held.
+     * An API server that does not serve the API (older clusters, 404) or RBAC that does not grant list/watch on
+     * resourceclaims (403, an install of an older chart) leaves ACE running without them, said once in the log.
+     */
+    private void startClaims(CompletableFuture<Throwable> stopped) {
+        SharedIndexInformer<ResourceClaim> claims = client.resources(ResourceClaim.class).inAnyNamespace().runnableInformer(0);
+        claims.addEventHandler(handler(view::claimChanged, c -> view.claimGone(c.getMetadata().getUid())));
+        try {
+            claims.run();
+        } catch (RuntimeException e) {
+            claims.close();
+            int code = code(e);
+            if (code != 404 && code != 403) throw e;
+            if (!claimsAbsentSaid) {
+                claimsAbsentSaid = true;
+                LOG.warnf("ResourceClaims (resource.k8s.io/v1) cannot be listed (HTTP %d: %s); GPUs allocated through DRA are not"
+                        + " counted. Kubernetes 1.34+ serves the API; ACE's ClusterRole needs list and watch on resourceclaims", code,
+                        code == 404 ? "the API server does not serve them" : "forbidden");
+            }
+            view.retainClaims(Set.of());
+            return;
+        }
+        add(claims, stopped);
+        List<ResourceClaim> list = claims.getStore().list();
+        list.forEach(view::claimChanged);
+        view.retainClaims(list.stream().map(c -> c.getMetadata().getUid()).collect(Collectors.toSet()));
+        LOG.infof("counting the GPUs of %d allocated ResourceClaims", view.claimsCounted());
+    }
+
+    /** The HTTP status of the first KubernetesClientException in a failure's causes, or 0. */
+    private static int code(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof KubernetesClientException k && k.getCode() != 0) return k.getCode();
+        }
+        return 0;
     }
 
     /** A GpuNodeReport event; an object whose spec names another node than the object is ignored (and logged). */

@@ -26,12 +26,16 @@ public final class InCluster implements AutoCloseable {
 
     /** Everything the controller is told by configuration. */
     public record Settings(String leaseNamespace, String leaseName, LeaseLeadership.Timing lease, Duration interval,
-                           ReconcilerConfig reconcile) {
+                           ReconcilerConfig reconcile, java.util.Set<String> draGpuDrivers) {
+        public Settings(String leaseNamespace, String leaseName, LeaseLeadership.Timing lease, Duration interval, ReconcilerConfig reconcile) {
+            this(leaseNamespace, leaseName, lease, interval, reconcile, ClaimGpus.DEFAULT_DRIVERS);
+        }
+
         static Settings of(AceConfig c) {
             AceConfig.Controller k = c.controller();
             return new Settings(k.namespace(), k.leaseName(), new LeaseLeadership.Timing(k.leaseDuration(), k.renewDeadline(), k.retryPeriod()),
                     k.interval(), new ReconcilerConfig(c.reservations().pendingTtl().toMillis(), k.absentGrace().toMillis(),
-                    k.stuckGrace().toMillis(), k.emptyReportGrace().toMillis(), k.tieDelay().toMillis()));
+                    k.stuckGrace().toMillis(), k.emptyReportGrace().toMillis(), k.tieDelay().toMillis()), c.dra().gpuDrivers());
         }
     }
 
@@ -39,6 +43,7 @@ public final class InCluster implements AutoCloseable {
                      Readiness readiness, ObjectMapper json, Settings s, String identity) {
         view = new LocalView(fleet::allocator, new PodCache(), pending, metrics, json,
                 new NodeReports(s.reconcile().emptyReportGraceMillis(), () -> System.nanoTime() / 1_000_000));
+        view.countClaimsOf(s.draGpuDrivers());
         CrdLedgerStore crd = new CrdLedgerStore(client, json);
         SharedLedger shared = new SharedLedger(crd, view::capacity, metrics::ledgerConflict);
         view.onLedger(shared::seen, shared::gone);

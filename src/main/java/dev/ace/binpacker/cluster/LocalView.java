@@ -30,7 +30,7 @@ import org.jboss.logging.Logger;
  * queue, and the ledger objects mirrored into the local allocator. After each event the affected
  * node's usage is counted again: ACE's entries plus the pods they do not cover, charged to the GPUs
  * the node agent reports ({@code ace.dev/gpu-allocation}) where it has, with the GPUs it reports
- * unhealthy out of capacity. ACE's entries themselves change only through the leader's writes to the
+ * unhealthy out of capacity, and the GPUs of allocated DRA ResourceClaims there. ACE's entries themselves change only through the leader's writes to the
  * ledger objects. Every handler is idempotent, so the informers' initial lists may be processed twice.
  */
 public final class LocalView {
@@ -56,6 +56,9 @@ public final class LocalView {
     /** The {@code ace.dev/gpu-allocation} annotation per node (agents before GpuNodeReport), read only where no object is. */
     private final Map<String, String> legacyReports = new ConcurrentHashMap<>();
     private final NodeRequests requests = new NodeRequests();
+    private final ClaimBook claims = new ClaimBook();
+    /** DRA drivers whose allocated devices are GPUs ({@code ace.dra.gpu-drivers}). */
+    private volatile Set<String> gpuDrivers = ClaimGpus.DEFAULT_DRIVERS;
     private volatile Runnable onChange = () -> { };
     private volatile Consumer<LedgerDoc> ledgerSeen = d -> { };
     private volatile Consumer<String> ledgerDeleted = n -> { };
@@ -140,6 +143,33 @@ public final class LocalView {
         reports.forget(name);
         nodes.remove(name);
         allocator.get().removeNode(name);
+        onChange.run();
+    }
+
+    /** Which DRA drivers' devices count as GPUs (default {@code gpu.nvidia.com}); set before the informers start. */
+    public void countClaimsOf(Set<String> drivers) { this.gpuDrivers = Set.copyOf(drivers); }
+
+    /**
+     * A ResourceClaim event: the GPUs an allocated claim holds on its node count as held there, like the GPUs of a
+     * pod ACE did not place; a claim deallocated or deleted frees them. Only a change of those GPUs counts the node again.
+     */
+    public void claimChanged(io.fabric8.kubernetes.api.model.resource.v1.ResourceClaim claim) {
+        claimsMoved(claims.put(ClaimGpus.of(claim, gpuDrivers)));
+    }
+
+    public void claimGone(String uid) { claimsMoved(claims.remove(uid)); }
+
+    /** After a fresh list of ResourceClaims (or none: the API is absent): the claims it no longer has were deleted. */
+    public void retainClaims(Set<String> uids) {
+        for (String uid : claims.uids()) if (!uids.contains(uid)) claimGone(uid);
+    }
+
+    /** Allocated ResourceClaims holding GPUs that this replica counts. */
+    public int claimsCounted() { return claims.size(); }
+
+    private void claimsMoved(Set<String> nodes) {
+        if (nodes.isEmpty()) return;
+        nodes.forEach(this::refresh);
         onChange.run();
     }
 
@@ -293,9 +323,12 @@ public final class LocalView {
         pushRequests(node);
         var on = pods.onNode(node);
         NodeReport report = report(node).orElse(null);
+        List<dev.ace.binpacker.placement.Holding> claimed = claims.holdings(node);
         NodeUsage.Result r = allocator.get().read(a -> {
             NodeUsage.Result u = NodeUsage.of(node, on, a.ledger(), report);
-            a.observe(node, c.usable(), unhealthy(a, node, report), u.holdings());
+            List<dev.ace.binpacker.placement.Holding> held = new java.util.ArrayList<>(u.holdings());
+            held.addAll(claimed);
+            a.observe(node, c.usable(), unhealthy(a, node, report), held);
             return u;
         });
         for (PodFacts copy : r.copies()) {
