@@ -12,7 +12,6 @@ import jakarta.inject.Inject;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Executors;
@@ -44,11 +43,12 @@ public class ServingTls implements HttpServerOptionsCustomizer {
     @Inject
     AceConfig ace;
 
-    private final List<PemFileWatch> watches = new ArrayList<>();
+    private final List<PemFileWatch> watches = new java.util.concurrent.CopyOnWriteArrayList<>();
     private ScheduledExecutorService reloader;
 
     @Override
     public synchronized void customizeHttpsServer(HttpServerOptions options) {
+        watches.clear();
         Config config = ConfigProvider.getConfig();
         Optional<Path> cert = config.getOptionalValue(SelfSignedTlsConfigSourceFactory.CERT, String.class).map(Path::of);
         Optional<Path> key = config.getOptionalValue(SelfSignedTlsConfigSourceFactory.KEY, String.class).map(Path::of);
@@ -101,7 +101,7 @@ public class ServingTls implements HttpServerOptionsCustomizer {
 
     /** One re-read of every watched file set; never throws (a thrown task would end the schedule). */
     void checkAll() {
-        for (PemFileWatch w : List.copyOf(watches)) {
+        for (PemFileWatch w : watches) {
             try {
                 w.check();
             } catch (RuntimeException e) {
