@@ -210,5 +210,13 @@ public interface AceConfig {
          * default), any client may connect and the NetworkPolicy and the per-namespace cap are the guards.
          */
         Optional<String> clientCa();
+
+        /**
+         * How often the serving certificate and key ({@code quarkus.tls.webhook.key-store.pem.0.cert/key}) and the client CA
+         * are re-read. A changed, valid pair is swapped in for the next handshake (web/ServingTls); a half-written or
+         * mismatched one is refused and logged, and the current one stays.
+         */
+        @WithDefault("10s")
+        Duration reloadPeriod();
     }
 }

@@ -17,9 +17,9 @@ import org.eclipse.microprofile.config.spi.ConfigSource;
 /**
  * Optional mutual TLS on the webhook port ({@code ace.tls.client-ca}). Quarkus fixes
  * {@code quarkus.http.ssl.client-auth} at build time, so one image could not serve both kinds of
- * cluster; instead the CA file becomes the trust store of the {@code webhook} TLS configuration (so
- * a rotated CA is re-read with the serving certificate) and this customizer makes the HTTPS server
- * require a client certificate at run time. A caller without one issued by that CA fails the TLS
+ * cluster; instead the CA file becomes the trust store of the {@code webhook} TLS configuration (checked
+ * at start), {@link ServingTls} serves it through a trust manager it swaps when the file changes, and this
+ * customizer makes the HTTPS server require a client certificate at run time. A caller without one issued by that CA fails the TLS
  * handshake: it never reaches an admission handler, let alone the ledger.
  */
 @ApplicationScoped
