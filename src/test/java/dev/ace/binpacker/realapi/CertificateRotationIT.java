@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,6 +30,9 @@ import org.junit.jupiter.api.Test;
  * opens a new connection for every admission beside another (one HTTP/2 stream per connection here).
  */
 @RealApiTest
+// A regression check, not a reproduction (the API server reuses its connections, so the old code passes too; the
+// reproduction is CertificateRotationTest): left out of the default run to keep CI short, run with -Drealapi.excludedGroups=
+@Tag("extended")
 class CertificateRotationIT {
     static final int ROTATIONS = 3;
 
