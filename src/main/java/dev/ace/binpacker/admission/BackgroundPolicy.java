@@ -31,7 +31,8 @@ final class BackgroundPolicy {
         this.config = config;
     }
 
-    Decision slice(AdmissionRequest req, Classification c, NodeConstraints constraints, List<String> warnings) {
+    Decision slice(AdmissionRequest req, Classification c, dev.ace.binpacker.workload.NodeNeeds needs, List<String> warnings) {
+        NodeConstraints constraints = needs.constraints();
         String bound = PodConstraints.boundNode(req.pod());
         if (bound != null) {
             warnings.add("spec.nodeName binds this pod to " + bound + "; ACE does not move it to pool slicing");
@@ -46,8 +47,7 @@ final class BackgroundPolicy {
                 Optional<Decision> pinned = pinnedToFlagship(c, constraints, warnings);
                 if (pinned.isPresent()) return pinned.get();
             }
-            var arch = dev.ace.binpacker.workload.ImageArchitecture.of(req.pod());
-            warnings.add(arch.isPresent() ? "no slicing-pool node has " + arch.get().family() + "; left as is"
+            warnings.add(needs.image().isPresent() ? "no slicing-pool node has " + needs.image().get().family() + "; left as is"
                     : "no slicing-pool node this pod allows offers a GPU; left as is");
             return Decision.untouched(c.workloadClass(), "no slicing node for " + PodPolicy.describe(c), warnings, "untouched");
         }
@@ -55,7 +55,7 @@ final class BackgroundPolicy {
         Pod m = policy.copy(req.pod());
         PodEdits.selectPool(m, Pool.SLICING.label());
         // The scheduler picks the slicing node: an image built for one GPU architecture is kept to it on the pod itself.
-        dev.ace.binpacker.workload.ImageArchitecture.of(req.pod()).ifPresent(arch -> PodEdits.requireOneOf(m, arch.alternatives()));
+        needs.image().ifPresent(arch -> PodEdits.requireOneOf(m, arch.alternatives()));
         PodEdits.tolerate(m, config.slicingTaintKey());
         PodEdits.replaceGpuResource(m, o.resource());
         if (!o.resource().equals(AceKeys.GPU)) PodEdits.annotate(m, AceKeys.REWRITTEN_FROM, AceKeys.GPU + "=1");

@@ -32,7 +32,7 @@ public final class GateRelease {
      */
     public static PlacementRequest waitingFor(Pod pod, String id, dev.ace.binpacker.placement.Allocator al) throws InvalidPodException {
         Classification c = Classifier.classify(pod);
-        NodeConstraints constraints = dev.ace.binpacker.workload.NodeNeeds.of(pod);
+        NodeConstraints constraints = dev.ace.binpacker.workload.NodeNeeds.of(pod).constraints();
         int gpus = Math.max(1, c.gpus());
         return PlacementRequest.whole(id, c.workloadClass(), gpus, Math.max(c.tp(), c.gpus()),
                 FleetView.inferencePools(al, gpus, constraints), constraints).needing(dev.ace.binpacker.workload.PodRequests.besidesGpus(pod));

@@ -16,7 +16,6 @@ import dev.ace.binpacker.workload.Classification;
 import dev.ace.binpacker.workload.Classifier;
 import dev.ace.binpacker.workload.InvalidPodException;
 import dev.ace.binpacker.workload.PodConstraints;
-import dev.ace.binpacker.workload.ImageArchitecture;
 import dev.ace.binpacker.workload.NodeNeeds;
 import dev.ace.binpacker.workload.PodRequests;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -83,8 +82,9 @@ public final class PodPolicy {
         }
         // The pod's MIG and MPS resources decide the node too (no pin to a node that offers its whole GPUs but not its
         // slices), and so do images built for one GPU architecture.
-        NodeConstraints constraints = NodeNeeds.of(pod);
-        ImageArchitecture.of(pod).ifPresent(a -> warnings.add(a.note()));
+        NodeNeeds needs = NodeNeeds.of(pod);
+        NodeConstraints constraints = needs.constraints();
+        needs.image().ifPresent(a -> warnings.add(a.note()));
         if (!c.identifiedServer()) {
             if (c.workloadClass() == WorkloadClass.UNKNOWN) {
                 warnings.add("unclassified GPU pod: its whole GPUs obey batch shapes; set label " + AceKeys.WORKLOAD_CLASS
@@ -93,13 +93,13 @@ public final class PodPolicy {
             // A shape is a shape (DESIGN "Classification is conservative"): whatever the label or the class, a pod that
             // is not an identified server takes no lone GPU of a clean clique and no multi-GPU block past the reserve.
             return switch (c.workloadClass()) {
-                case EMBEDDING, BATCH, INTERACTIVE -> c.gpus() == 1 ? background.slice(req, c, constraints, warnings)
+                case EMBEDDING, BATCH, INTERACTIVE -> c.gpus() == 1 ? background.slice(req, c, needs, warnings)
                         : background.multiGpu(req, c, constraints, warnings, commit, nowMillis);
                 case INFERENCE, UNKNOWN -> c.gpus() == 1 ? whole(req, c, constraints, warnings, commit, nowMillis)
                         : background.multiGpu(req, c, constraints, warnings, commit, nowMillis);
             };
         }
-        return c.workloadClass() == WorkloadClass.EMBEDDING && c.gpus() == 1 ? background.slice(req, c, constraints, warnings)
+        return c.workloadClass() == WorkloadClass.EMBEDDING && c.gpus() == 1 ? background.slice(req, c, needs, warnings)
                 : whole(req, c, constraints, warnings, commit, nowMillis);
     }
 

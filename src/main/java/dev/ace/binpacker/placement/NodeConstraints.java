@@ -18,6 +18,25 @@ public record NodeConstraints(Map<String, String> nodeSelector,
         tolerations = tolerations == null ? List.of() : List.copyOf(tolerations);
     }
 
+    /**
+     * These constraints narrowed to nodes that also meet one of {@code alternatives} (each a list of requirements,
+     * ANDed): every own term ANDed with each alternative, since terms are ORed; an empty list of alternatives
+     * matches no node. Never wider than this.
+     */
+    public NodeConstraints andAnyOf(List<List<LabelRequirement>> alternatives) {
+        List<List<LabelRequirement>> own = affinityTerms.isEmpty() ? List.of(List.of()) : affinityTerms;
+        List<List<LabelRequirement>> terms = new java.util.ArrayList<>();
+        for (List<LabelRequirement> t : own) {
+            for (List<LabelRequirement> alt : alternatives) {
+                List<LabelRequirement> both = new java.util.ArrayList<>(t);
+                both.addAll(alt);
+                terms.add(both);
+            }
+        }
+        if (terms.isEmpty()) terms.add(List.of(new LabelRequirement("", "In", List.of()))); // no alternative: no node
+        return new NodeConstraints(nodeSelector, terms, tolerations);
+    }
+
     public boolean isEmpty() { return nodeSelector.isEmpty() && affinityTerms.isEmpty() && tolerations.isEmpty(); }
 
     /** nodeSelector and required affinity against the node's labels. */

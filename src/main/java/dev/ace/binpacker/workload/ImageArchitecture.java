@@ -131,23 +131,8 @@ public record ImageArchitecture(String image, String family, SortedSet<Integer> 
         return out;
     }
 
-    /** {@code c} narrowed to nodes with a capability the image runs on: each of the pod's terms ANDed with each alternative. */
-    public NodeConstraints narrow(NodeConstraints c) {
-        List<List<LabelRequirement>> alternatives = alternatives();
-        if (alternatives.isEmpty()) {
-            alternatives = List.of(List.of(new LabelRequirement(AceKeys.GPU_COMPUTE_MAJOR, "In", List.of())));
-        }
-        List<List<LabelRequirement>> terms = new ArrayList<>();
-        List<List<LabelRequirement>> own = c.affinityTerms().isEmpty() ? List.of(List.of()) : c.affinityTerms();
-        for (List<LabelRequirement> t : own) {
-            for (List<LabelRequirement> alt : alternatives) {
-                List<LabelRequirement> both = new ArrayList<>(t);
-                both.addAll(alt);
-                terms.add(both);
-            }
-        }
-        return new NodeConstraints(c.nodeSelector(), terms, c.tolerations());
-    }
+    /** {@code c} narrowed to nodes with a capability the image runs on (no node when the images agree on none). */
+    public NodeConstraints narrow(NodeConstraints c) { return c.andAnyOf(alternatives()); }
 
     private static List<Container> nullSafe(List<Container> l) { return l == null ? List.of() : l; }
 }

@@ -25,18 +25,7 @@ public final class SliceNeeds {
     /** {@code c} narrowed to nodes that offer every MIG profile and GPU share the pod requests (c itself when none). */
     public static NodeConstraints narrow(Pod pod, NodeConstraints c) {
         List<LabelRequirement> needs = requirements(pod);
-        if (needs.isEmpty()) return c;
-        List<List<LabelRequirement>> terms = new ArrayList<>();
-        if (c.affinityTerms().isEmpty()) {
-            terms.add(needs);
-        } else {
-            for (List<LabelRequirement> t : c.affinityTerms()) {
-                List<LabelRequirement> both = new ArrayList<>(t);
-                both.addAll(needs);
-                terms.add(both);
-            }
-        }
-        return new NodeConstraints(c.nodeSelector(), terms, c.tolerations());
+        return needs.isEmpty() ? c : c.andAnyOf(List.of(needs));
     }
 
     /** One label requirement per distinct slice resource of any container (init containers included), in name order. */

@@ -116,14 +116,14 @@ class ImageArchitectureTest {
     void node_needs_combine_the_pods_constraints_slices_and_images() {
         Pod p = pod("hopper-1.5");
         p.getSpec().setNodeSelector(Map.of("ace.dev/pool", "slicing"));
-        NodeConstraints c = NodeNeeds.of(p);
+        NodeConstraints c = NodeNeeds.of(p).constraints();
         Map<String, String> h100 = new java.util.HashMap<>(H100);
         h100.put("ace.dev/pool", "slicing");
         assertTrue(c.selects(h100));
         Map<String, String> a100 = new java.util.HashMap<>(A100);
         a100.put("ace.dev/pool", "slicing");
         assertFalse(c.selects(a100));
-        assertEquals(PodConstraints.of(pod("vllm")), NodeNeeds.of(pod("vllm")), "no known image: the pod's own constraints");
+        assertEquals(PodConstraints.of(pod("vllm")), NodeNeeds.of(pod("vllm")).constraints(), "no known image: the pod's own constraints");
     }
 
     private static ImageArchitecture arch(String tag) {
