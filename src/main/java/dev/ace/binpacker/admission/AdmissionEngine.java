@@ -79,7 +79,7 @@ public final class AdmissionEngine {
             if (mode == NamespaceMode.ENFORCE) return AdmissionResult.denied(text, List.of());
             return AdmissionResult.patched(null, List.of(text), Map.of(), "warned");
         } finally {
-            counted(r).admission("budget", r.operation().isEmpty() ? "UNKNOWN" : r.operation(), outcome, r.dryRun(), 0);
+            metrics.counting(!r.warmUp()).admission("budget", r.operation().isEmpty() ? "UNKNOWN" : r.operation(), outcome, r.dryRun(), 0);
         }
     }
 
@@ -89,9 +89,6 @@ public final class AdmissionEngine {
         policy.pending().remove(r.uid());
     }
 
-    /** Where a request's admission and decision are counted: nowhere for this replica's own warm-up. */
-    private Metrics counted(AdmissionRequest r) { return r.warmUp() ? Metrics.NOOP : metrics; }
-
     private AdmissionResult handle(AdmissionRequest r, boolean mutating) {
         long t0 = System.nanoTime();
         String outcome = "error";
@@ -100,7 +97,7 @@ public final class AdmissionEngine {
             outcome = result.outcome();
             return result;
         } finally {
-            counted(r).admission(mutating ? "mutate" : "validate", r.operation().isEmpty() ? "UNKNOWN" : r.operation(),
+            metrics.counting(!r.warmUp()).admission(mutating ? "mutate" : "validate", r.operation().isEmpty() ? "UNKNOWN" : r.operation(),
                     outcome, r.dryRun(), System.nanoTime() - t0);
         }
     }
@@ -122,13 +119,13 @@ public final class AdmissionEngine {
         if (!brought.isEmpty() && j.allOwn()) {
             // Reinvocation (another webhook changed the pod after ACE): ACE's own answer stands, nothing is decided twice.
             String result = j.own().isPresent() ? "already-reserved" : brought.gated() ? "already-gated" : "already-decided";
-            counted(r).decision(classOf(clean).label(), result, "none", 0);
+            metrics.counting(!r.warmUp()).decision(classOf(clean).label(), result, "none", 0);
             return AdmissionResult.patched(null, List.of(), Map.of(), "allowed");
         }
         if (commit && j.ownButBroken()) policy.allocator().release(j.own().get().id());
         long t0 = System.nanoTime();
         Decision d = commit ? decideSafely(clean, true, now) : dry.get();
-        counted(r).decision(d.workloadClass().label(), d.result(), d.reason(), System.nanoTime() - t0);
+        metrics.counting(!r.warmUp()).decision(d.workloadClass().label(), d.result(), d.reason(), System.nanoTime() - t0);
         try {
             return answer(r.pod(), clean, d, mode, true).withWarnings(dropped(brought, j, d, clean.pod()));
         } catch (RuntimeException e) {
@@ -166,7 +163,7 @@ public final class AdmissionEngine {
     private AdmissionResult observe(AdmissionRequest r, AdmissionRequest clean, Once<Decision> dry) {
         long t0 = System.nanoTime();
         Decision d = dry.get();
-        counted(r).decision(d.workloadClass().label(), "observed-" + d.result(), d.reason(), System.nanoTime() - t0);
+        metrics.counting(!r.warmUp()).decision(d.workloadClass().label(), "observed-" + d.result(), d.reason(), System.nanoTime() - t0);
         String text = observedText(d);
         var meta = r.pod().getMetadata();
         String name = !r.name().isEmpty() ? r.name() : meta != null && meta.getName() != null ? meta.getName()

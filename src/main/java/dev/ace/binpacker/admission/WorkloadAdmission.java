@@ -57,7 +57,7 @@ public final class WorkloadAdmission {
             outcome = result.outcome();
             return result;
         } finally {
-            (r.warmUp() ? dev.ace.binpacker.observability.Metrics.NOOP : metrics).admission(WEBHOOK, r.operation().isEmpty() ? "UNKNOWN" : r.operation(), outcome, r.dryRun(), System.nanoTime() - t0);
+            metrics.counting(!r.warmUp()).admission(WEBHOOK, r.operation().isEmpty() ? "UNKNOWN" : r.operation(), outcome, r.dryRun(), System.nanoTime() - t0);
         }
     }
 

@@ -40,6 +40,9 @@ public interface Metrics {
      */
     default void pinRepaired(String action) { }
 
+    /** These metrics, or {@link #NOOP} for a request that is not to be counted (a replica's own warm-up review). */
+    default Metrics counting(boolean counted) { return counted ? this : NOOP; }
+
     Metrics NOOP = new Metrics() {
         @Override public void admission(String webhook, String operation, String outcome, boolean dryRun, long nanos) {}
         @Override public void decision(String workloadClass, String result, String reason, long nanos) {}

@@ -42,10 +42,10 @@ public class AdmissionEndpoint {
     @Inject
     WarmUpMark warmUp;
 
-    /** @param webhook {@code mutate}, {@code validate} or {@code validate-workloads} */
-    public Reply answer(String webhook, String contentType, byte[] body) { return answer(webhook, contentType, body, null); }
-
-    /** @param warmUpHeader the request's {@value WarmUpMark#HEADER} header, null when absent */
+    /**
+     * @param webhook      {@code mutate}, {@code validate} or {@code validate-workloads}
+     * @param warmUpHeader the request's {@value WarmUpMark#HEADER} header, null when absent
+     */
     public Reply answer(String webhook, String contentType, byte[] body, String warmUpHeader) {
         Function<AdmissionRequest, AdmissionResult> handler = switch (webhook) {
             case "mutate" -> engine::mutate;

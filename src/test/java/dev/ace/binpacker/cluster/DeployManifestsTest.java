@@ -73,8 +73,7 @@ class DeployManifestsTest {
         assertEquals("Cluster", crd.at("/spec/scope").asText());
         JsonNode version = crd.at("/spec/versions/0");
         assertEquals("v1alpha1", version.path("name").asText());
-        List<String> columns = new ArrayList<>();
-        version.path("additionalPrinterColumns").forEach(c -> columns.add(c.path("name").asText()));
+        List<String> columns = printerColumns(version);
         assertEquals(List.of("Node", "GPUs", "Allocatable", "Free", "Held", "Pending", "Confirmed", "Foreign", "Age"), columns);
         assertEquals("[\"pending\",\"bound\"]",
                 version.at("/schema/openAPIV3Schema/properties/spec/properties/entries/items/properties/state/enum").toString());
@@ -93,8 +92,7 @@ class DeployManifestsTest {
         JsonNode crd = named(docs, "CustomResourceDefinition", "acegroups.ace.dev");
         assertEquals("Namespaced", crd.at("/spec/scope").asText());
         JsonNode version = crd.at("/spec/versions/0");
-        List<String> columns = new ArrayList<>();
-        version.path("additionalPrinterColumns").forEach(c -> columns.add(c.path("name").asText()));
+        List<String> columns = printerColumns(version);
         assertEquals(List.of("Phase", "Size", "Seen", "Placed", "Waiting-Since", "Reason", "Age"), columns);
         List<String> phases = new ArrayList<>();
         version.at("/schema/openAPIV3Schema/properties/status/properties/phase/enum").forEach(p -> phases.add(p.asText()));
@@ -285,5 +283,12 @@ class DeployManifestsTest {
         assertEquals(policy.at("/metadata/name").asText(), binding.at("/spec/policyName").asText());
         assertEquals("[\"Deny\"]", binding.at("/spec/validationActions").toString());
         assertTrue(binding.at("/metadata/namespace").isMissingNode(), "a cluster-scoped object carries no namespace");
+    }
+
+    /** The column names {@code kubectl get} prints for a CRD version. */
+    private static List<String> printerColumns(JsonNode version) {
+        List<String> columns = new ArrayList<>();
+        version.path("additionalPrinterColumns").forEach(c -> columns.add(c.path("name").asText()));
+        return columns;
     }
 }

@@ -73,6 +73,14 @@ class GroupScenariosTest {
         return k8s.storeEntries().stream().map(e -> e.owner().podUid()).collect(Collectors.toSet());
     }
 
+    /** Replica a leads over boards gpu-a and gpu-b, and a bound TP 8 pod takes one of them. */
+    private Pod oneOfTwoCliquesTaken() {
+        leaderOn("gpu-a", "gpu-b");
+        Pod blocker = admitAndCreate(ClusterScenariosTest.tp(8, "blocker"));
+        assertEquals(1, k8s.schedule());
+        return blocker;
+    }
+
     /** The leader's group keeper has looked at the queue at least twice since now and sees {@code waiting} groups of 2. */
     private void keeperSees(int waiting) {
         int from = a.metrics.groupPasses.get();
@@ -82,9 +90,7 @@ class GroupScenariosTest {
 
     @Test
     void an_lws_tp8_x2_group_with_one_free_clique_holds_nothing_until_a_second_frees_then_both_ranks_are_released() {
-        leaderOn("gpu-a", "gpu-b");
-        Pod blocker = admitAndCreate(ClusterScenariosTest.tp(8, "blocker"));
-        assertEquals(1, k8s.schedule());
+        Pod blocker = oneOfTwoCliquesTaken();
         Pod leader = admitAndCreate(lws("llama-405b", 0, 0, 2));
         Pod worker = admitAndCreate(lws("llama-405b", 0, 1, 2));
         assertTrue(GateRelease.isGated(leader) && GateRelease.isGated(worker), "both ranks gated at admission");
@@ -185,9 +191,7 @@ class GroupScenariosTest {
 
     @Test
     void the_leader_publishes_the_groups_state_waiting_then_placed_and_deletes_it_once_the_pods_are_gone() {
-        leaderOn("gpu-a", "gpu-b");
-        Pod blocker = admitAndCreate(ClusterScenariosTest.tp(8, "blocker"));
-        assertEquals(1, k8s.schedule());
+        Pod blocker = oneOfTwoCliquesTaken();
         Pod leader = admitAndCreate(lws("llama-405b", 0, 0, 2));
         eventually(() -> aceGroup("llama-405b") != null && "Assembling".equals(aceGroup("llama-405b").get("phase")), "published as Assembling");
         assertEquals(1, aceGroup("llama-405b").get("ranksSeen"));
@@ -214,9 +218,7 @@ class GroupScenariosTest {
 
     @Test
     void a_half_written_group_left_by_a_crashed_leader_is_rolled_back_after_the_hold_timeout_and_completes_later() {
-        leaderOn("gpu-a", "gpu-b");
-        Pod blocker = admitAndCreate(ClusterScenariosTest.tp(8, "blocker"));
-        assertEquals(1, k8s.schedule());
+        Pod blocker = oneOfTwoCliquesTaken();
         Pod leader = admitAndCreate(lws("llama", 0, 0, 2));
         Pod worker = admitAndCreate(lws("llama", 0, 1, 2));
         eventually(() -> a.pending.size() == 2, "both ranks queued");

@@ -49,6 +49,12 @@ class GroupsWholeIT {
         return true;
     }
 
+    /** {@code count} TP 8 pods {@code busy-<i>}, one 8-GPU board each, pinned and bound. */
+    private static void fillBoards(RealCluster c, KubernetesClient tenant, TestNamespace ns, int count) {
+        for (int i = 0; i < count; i++) tenant.pods().inNamespace(ns.name()).resource(TpPods.vllm(ns.name(), "busy-" + i, 8)).create();
+        TpPods.awaitPinnedBound(c.admin(), ns.name(), count, Duration.ofMinutes(3));
+    }
+
     private static Set<String> holders(RealCluster c, String ns) {
         return c.ledgers().entries(ns).stream().map(Ledgers.Entry::podName).collect(Collectors.toSet());
     }
@@ -58,8 +64,7 @@ class GroupsWholeIT {
     void holdsNothingUntilBothFit(RealCluster c, TestNamespace ns) throws Exception {
         KubernetesClient tenant = Tenants.editor(c, ns.name(), "gina");
         int n = boards(c).size();
-        for (int i = 0; i < n - 1; i++) tenant.pods().inNamespace(ns.name()).resource(TpPods.vllm(ns.name(), "busy-" + i, 8)).create();
-        TpPods.awaitPinnedBound(c.admin(), ns.name(), n - 1, Duration.ofMinutes(3));
+        fillBoards(c, tenant, ns, n - 1);
         tenant.pods().inNamespace(ns.name()).resource(rank(ns.name(), "llama-405b", 0)).create();
         tenant.pods().inNamespace(ns.name()).resource(rank(ns.name(), "llama-405b", 1)).create();
         Pod leader = get(c, ns.name(), "llama-405b-0");
@@ -91,8 +96,7 @@ class GroupsWholeIT {
         KubernetesClient tenant = Tenants.editor(c, ns.name(), "hank");
         int n = boards(c).size();
         // Leave exactly two boards free: room for one group at a time.
-        for (int i = 0; i < n - 2; i++) tenant.pods().inNamespace(ns.name()).resource(TpPods.vllm(ns.name(), "busy-" + i, 8)).create();
-        TpPods.awaitPinnedBound(c.admin(), ns.name(), n - 2, Duration.ofMinutes(3));
+        fillBoards(c, tenant, ns, n - 2);
         for (String g : List.of("first", "second")) {
             tenant.pods().inNamespace(ns.name()).resource(rank(ns.name(), g, 0)).create();
             tenant.pods().inNamespace(ns.name()).resource(rank(ns.name(), g, 1)).create();
