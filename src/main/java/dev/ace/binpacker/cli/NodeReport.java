@@ -1,7 +1,7 @@
 package dev.ace.binpacker.cli;
 
 import dev.ace.binpacker.admission.SlicingOffer;
-import dev.ace.binpacker.cluster.BoardResolver;
+import dev.ace.binpacker.cluster.node.BoardResolver;
 import dev.ace.binpacker.placement.NodeInfo;
 import dev.ace.binpacker.placement.Pool;
 import dev.ace.binpacker.placement.PoolStats;

@@ -10,12 +10,12 @@ import dev.ace.binpacker.admission.PodPolicy;
 import dev.ace.binpacker.admission.PolicyConfig;
 import dev.ace.binpacker.admission.ReviewCodec;
 import dev.ace.binpacker.admission.WorkloadAdmission;
-import dev.ace.binpacker.placement.Pool;
-import dev.ace.binpacker.placement.PoolStats;
-import java.util.Map;
+import dev.ace.binpacker.cluster.view.NamespaceWatch;
 import dev.ace.binpacker.observability.Metrics;
 import dev.ace.binpacker.observability.MicrometerMetrics;
 import dev.ace.binpacker.observability.Readiness;
+import dev.ace.binpacker.placement.Pool;
+import dev.ace.binpacker.placement.PoolStats;
 import io.fabric8.kubernetes.api.model.Quantity;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
@@ -23,6 +23,7 @@ import jakarta.inject.Singleton;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.nio.file.Path;
+import java.util.Map;
 
 /** The composition root: config -> policy -> engine, one instance each. */
 @ApplicationScoped

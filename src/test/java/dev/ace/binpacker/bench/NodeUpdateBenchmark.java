@@ -2,12 +2,12 @@ package dev.ace.binpacker.bench;
 
 import dev.ace.binpacker.admission.Json;
 import dev.ace.binpacker.admission.PendingDemand;
-import dev.ace.binpacker.cluster.LocalView;
-import dev.ace.binpacker.cluster.NodeListLoader;
-import dev.ace.binpacker.cluster.NodeReportJson;
-import dev.ace.binpacker.cluster.NodeReportStore;
-import dev.ace.binpacker.cluster.NodeReports;
-import dev.ace.binpacker.cluster.PodCache;
+import dev.ace.binpacker.cluster.node.NodeListLoader;
+import dev.ace.binpacker.cluster.report.NodeReportJson;
+import dev.ace.binpacker.cluster.report.NodeReportStore;
+import dev.ace.binpacker.cluster.view.LocalView;
+import dev.ace.binpacker.cluster.view.NodeReports;
+import dev.ace.binpacker.cluster.view.PodCache;
 import dev.ace.binpacker.observability.Metrics;
 import dev.ace.binpacker.placement.Allocator;
 import dev.ace.binpacker.placement.ClusterState;

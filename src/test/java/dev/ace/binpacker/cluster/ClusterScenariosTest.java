@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ace.binpacker.admission.GateRelease;
 import dev.ace.binpacker.admission.ReservationJson;
+import dev.ace.binpacker.cluster.controller.PinRepair;
+import dev.ace.binpacker.cluster.view.ClusterWatch;
 import dev.ace.binpacker.placement.Reservation;
 import dev.ace.binpacker.workload.AceKeys;
 import dev.ace.binpacker.workload.Pods;

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ace.binpacker.admission.GateRelease;
+import dev.ace.binpacker.cluster.view.NodeUsage;
 import dev.ace.binpacker.placement.Reservation;
 import dev.ace.binpacker.topology.GpuBoard;
 import dev.ace.binpacker.topology.TopologyManagerPolicy;
