@@ -73,7 +73,7 @@ class BatchElsewhereTest {
         AdmissionRequest req = f.request(job, "ml", false);
         Decision d = f.engine.policy().decide(req, false, f.clock.get());
         assertEquals(Decision.Verdict.DENY, d.verdict());
-        assertEquals("no_free_gpus", d.reason(), "pool general could hold it once GPUs free up: not a shape refusal");
+        assertEquals(Why.Rule.NO_FREE_GPUS, d.why(), "pool general could hold it once GPUs free up: not a shape refusal");
         assertTrue(d.text().contains("would fracture the 8-GPU NVLink domains of pool inference"), d.text());
         assertTrue(d.text().endsWith("accepted now: 2 or 4 GPUs on pool inference (an aligned block)"), d.text());
     }
@@ -84,7 +84,7 @@ class BatchElsewhereTest {
         AdmissionRequest req = f.request(BackgroundAndModesTest.job(6, null), "ml", false);
         Decision d = f.engine.policy().decide(req, false, f.clock.get());
         assertEquals(Decision.Verdict.DENY, d.verdict(), d.text());
-        assertEquals("fracturing", d.reason());
+        assertEquals(Why.Rule.FRACTURING, d.why());
         assertTrue(d.text().contains("accepted now: 2, 4 or 8 GPUs on pool inference (an aligned block), up to 4 GPUs on one node of pool general"),
                 d.text());
     }
