@@ -28,6 +28,15 @@ class ArchitectureTest {
             .should().dependOnClassesThat().resideInAPackage("..placement..")
             .because("placement builds on topology, never the other way round");
 
+    @ArchTest
+    static final ArchRule keys_are_a_leaf = noClasses()
+            .that().resideInAPackage("dev.ace.binpacker.keys..")
+            .should().dependOnClassesThat().resideInAnyPackage("dev.ace.binpacker", "dev.ace.binpacker.admission..",
+                    "dev.ace.binpacker.cli..", "dev.ace.binpacker.cluster..", "dev.ace.binpacker.observability..",
+                    "dev.ace.binpacker.placement..", "dev.ace.binpacker.sim..", "dev.ace.binpacker.topology..",
+                    "dev.ace.binpacker.truth..", "dev.ace.binpacker.web..", "dev.ace.binpacker.workload..")
+            .because("every label, annotation, gate and CRD name is a constant in dev.ace.binpacker.keys, which any room may read");
+
     // The cluster rooms (docs/architecture.md section 2). Only the composition root, dev.ace.binpacker.cluster
     // itself, wires them together; each room below may use only the rooms named.
     private static final String ROOT = "dev.ace.binpacker.cluster";

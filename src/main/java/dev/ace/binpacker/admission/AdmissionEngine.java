@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import dev.ace.binpacker.observability.Metrics;
 import dev.ace.binpacker.placement.WorkloadClass;
-import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.keys.AceKeys;
 import dev.ace.binpacker.workload.Classifier;
 import dev.ace.binpacker.workload.InvalidPodException;
 import io.fabric8.kubernetes.api.model.Pod;

@@ -9,7 +9,7 @@ import dev.ace.binpacker.placement.Pool;
 import dev.ace.binpacker.placement.ReasonCode;
 import dev.ace.binpacker.placement.Reservation;
 import dev.ace.binpacker.placement.WorkloadClass;
-import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.keys.AceKeys;
 import dev.ace.binpacker.workload.Classification;
 import dev.ace.binpacker.workload.PodConstraints;
 import dev.ace.binpacker.workload.PodRequests;

@@ -1,7 +1,7 @@
 package dev.ace.binpacker.admission;
 
 import dev.ace.binpacker.placement.WorkloadClass;
-import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.keys.AceKeys;
 import dev.ace.binpacker.workload.InvalidPodException;
 import dev.ace.binpacker.workload.group.GroupIdentity;
 import dev.ace.binpacker.workload.group.GroupMembership;

@@ -11,7 +11,7 @@ import dev.ace.binpacker.placement.ReasonCode;
 import dev.ace.binpacker.placement.Reservation;
 import dev.ace.binpacker.placement.WorkloadClass;
 import dev.ace.binpacker.truth.BindingPromise;
-import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.keys.AceKeys;
 import dev.ace.binpacker.workload.Classification;
 import dev.ace.binpacker.workload.Classifier;
 import dev.ace.binpacker.workload.InvalidPodException;

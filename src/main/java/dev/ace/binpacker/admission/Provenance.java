@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ace.binpacker.placement.Allocator;
 import dev.ace.binpacker.placement.Reservation;
 import dev.ace.binpacker.placement.WorkloadClass;
-import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.keys.AceKeys;
 import dev.ace.binpacker.workload.GpuCount;
 import dev.ace.binpacker.workload.InvalidPodException;
 import io.fabric8.kubernetes.api.model.Container;

@@ -5,7 +5,7 @@ import dev.ace.binpacker.placement.NodeInfo;
 import dev.ace.binpacker.placement.PlacementRequest;
 import dev.ace.binpacker.placement.PlacementResult;
 import dev.ace.binpacker.placement.PoolStats;
-import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.keys.AceKeys;
 import dev.ace.binpacker.workload.Classification;
 import java.util.List;
 import java.util.Optional;

@@ -6,7 +6,7 @@ import dev.ace.binpacker.cluster.agent.PodResourcesClient;
 import dev.ace.binpacker.cluster.agent.TopologyAgent;
 import dev.ace.binpacker.cluster.report.NodeReportJson;
 import dev.ace.binpacker.topology.TopologyManagerPolicy;
-import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.keys.AceKeys;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.io.IOException;

@@ -9,11 +9,12 @@ import dev.ace.binpacker.admission.DecisionLog;
 import dev.ace.binpacker.admission.Json;
 import dev.ace.binpacker.admission.NamespaceMode;
 import dev.ace.binpacker.admission.NamespacePolicies;
-import dev.ace.binpacker.admission.PendingDemand;
 import dev.ace.binpacker.admission.PendingCap;
+import dev.ace.binpacker.admission.PendingDemand;
 import dev.ace.binpacker.admission.ReviewCodec;
 import dev.ace.binpacker.cluster.AdmissionWiring;
 import dev.ace.binpacker.cluster.OfflineConfig;
+import dev.ace.binpacker.keys.AceKeys;
 import dev.ace.binpacker.observability.Metrics;
 import dev.ace.binpacker.placement.Allocator;
 import dev.ace.binpacker.placement.ClusterState;
@@ -201,8 +202,8 @@ final class ExplainCommand implements Command {
         for (JsonNode op : patch) {
             String path = op.path("path").asText();
             if (path.equals("/metadata/annotations/ace.dev~1decision")) return op.path("value").asText();
-            if (path.equals("/metadata/annotations") && op.path("value").has("ace.dev/decision")) {
-                return op.path("value").path("ace.dev/decision").asText();
+            if (path.equals("/metadata/annotations") && op.path("value").has(AceKeys.DECISION)) {
+                return op.path("value").path(AceKeys.DECISION).asText();
             }
         }
         return null;

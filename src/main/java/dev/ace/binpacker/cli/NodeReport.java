@@ -9,7 +9,7 @@ import dev.ace.binpacker.topology.BoardCatalog;
 import dev.ace.binpacker.topology.BoardClass;
 import dev.ace.binpacker.topology.BoardInference;
 import dev.ace.binpacker.topology.GpuBoard;
-import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.keys.AceKeys;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Quantity;
 import java.util.ArrayList;

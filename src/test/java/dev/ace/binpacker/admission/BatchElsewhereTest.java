@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.ace.binpacker.cluster.node.NodeListLoader;
 import dev.ace.binpacker.cluster.node.NodeMapper;
 import dev.ace.binpacker.placement.NodeInfo;
-import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.keys.AceKeys;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

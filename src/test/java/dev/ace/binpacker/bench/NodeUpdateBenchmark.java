@@ -15,7 +15,7 @@ import dev.ace.binpacker.placement.PackerConfig;
 import dev.ace.binpacker.topology.GpuBoard;
 import dev.ace.binpacker.topology.TopologyManagerPolicy;
 import dev.ace.binpacker.truth.NodeReport;
-import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.keys.AceKeys;
 import io.fabric8.kubernetes.api.model.Node;
 import java.nio.file.Files;
 import java.nio.file.Path;

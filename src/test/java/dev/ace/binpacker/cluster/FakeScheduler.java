@@ -2,7 +2,7 @@ package dev.ace.binpacker.cluster;
 
 import dev.ace.binpacker.cluster.node.NodeShape;
 import dev.ace.binpacker.cluster.view.LocalView;
-import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.keys.AceKeys;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeSelectorRequirement;
 import io.fabric8.kubernetes.api.model.NodeSelectorTerm;

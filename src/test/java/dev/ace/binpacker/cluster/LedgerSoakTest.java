@@ -10,7 +10,7 @@ import dev.ace.binpacker.cluster.ledger.LedgerDoc;
 import dev.ace.binpacker.cluster.pod.PodFacts;
 import dev.ace.binpacker.cluster.view.LocalView;
 import dev.ace.binpacker.placement.Reservation;
-import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.keys.AceKeys;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.HashMap;

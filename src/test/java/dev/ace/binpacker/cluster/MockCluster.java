@@ -7,7 +7,7 @@ import dev.ace.binpacker.cluster.ledger.LedgerCodec;
 import dev.ace.binpacker.cluster.ledger.LedgerDoc;
 import dev.ace.binpacker.cluster.report.NodeReportJson;
 import dev.ace.binpacker.cluster.report.NodeReportStore;
-import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.keys.AceKeys;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Node;

@@ -14,7 +14,7 @@ import dev.ace.binpacker.placement.Reservation;
 import dev.ace.binpacker.topology.GpuBoard;
 import dev.ace.binpacker.topology.TopologyManagerPolicy;
 import dev.ace.binpacker.truth.NodeReport;
-import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.keys.AceKeys;
 import dev.ace.binpacker.workload.Pods;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;

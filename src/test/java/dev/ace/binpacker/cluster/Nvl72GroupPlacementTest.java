@@ -17,7 +17,7 @@ import dev.ace.binpacker.placement.WorkloadClass;
 import dev.ace.binpacker.placement.group.GroupOutcome;
 import dev.ace.binpacker.placement.group.GroupPlacer;
 import dev.ace.binpacker.placement.group.GroupRequest;
-import dev.ace.binpacker.workload.group.GroupKeys;
+import dev.ace.binpacker.keys.GroupKeys;
 import io.fabric8.kubernetes.api.model.Node;
 import java.nio.file.Path;
 import java.util.ArrayList;

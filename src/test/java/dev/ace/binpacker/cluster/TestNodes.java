@@ -1,7 +1,7 @@
 package dev.ace.binpacker.cluster;
 
 import dev.ace.binpacker.cluster.node.NodeListLoader;
-import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.keys.AceKeys;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeStatus;
 import io.fabric8.kubernetes.api.model.Quantity;

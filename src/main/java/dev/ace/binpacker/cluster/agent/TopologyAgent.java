@@ -17,7 +17,7 @@ import java.util.Objects;
  * an unchanged matrix is not rewritten, so a steady fleet makes no API writes.
  */
 public final class TopologyAgent {
-    public static final String ANNOTATION = dev.ace.binpacker.workload.AceKeys.TOPOLOGY;
+    public static final String ANNOTATION = dev.ace.binpacker.keys.AceKeys.TOPOLOGY;
 
     /** What one round did. */
     public enum Result { WRITTEN, UNCHANGED }

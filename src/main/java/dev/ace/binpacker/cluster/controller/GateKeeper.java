@@ -10,7 +10,7 @@ import dev.ace.binpacker.cluster.view.LocalView;
 import dev.ace.binpacker.placement.Allocator;
 import dev.ace.binpacker.placement.PlacementRequest;
 import dev.ace.binpacker.placement.Reservation;
-import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.keys.AceKeys;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;

@@ -11,7 +11,7 @@ import dev.ace.binpacker.placement.Reservation;
 import dev.ace.binpacker.placement.group.GroupOutcome;
 import dev.ace.binpacker.placement.group.GroupPlacer;
 import dev.ace.binpacker.placement.group.GroupRequest;
-import dev.ace.binpacker.workload.group.GroupKeys;
+import dev.ace.binpacker.keys.GroupKeys;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;

@@ -1,7 +1,7 @@
 package dev.ace.binpacker.cluster.ledger;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.keys.AceKeys;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
 import io.fabric8.kubernetes.client.KubernetesClient;

@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ace.binpacker.placement.Reservation;
 import dev.ace.binpacker.topology.GpuBoard;
-import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.keys.AceKeys;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -6,7 +6,7 @@ import dev.ace.binpacker.topology.BoardInterner;
 import dev.ace.binpacker.topology.GpuBoard;
 import dev.ace.binpacker.topology.TopologyParseException;
 import dev.ace.binpacker.topology.TopologyParser;
-import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.keys.AceKeys;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -34,13 +34,13 @@ final class Boards implements BoardResolver {
     @Override
     public Resolved resolve(String nodeName, Map<String, String> labels, Map<String, String> annotations) {
         String problem = null;
-        String topo = annotations.get(dev.ace.binpacker.workload.AceKeys.TOPOLOGY);
+        String topo = annotations.get(dev.ace.binpacker.keys.AceKeys.TOPOLOGY);
         if (topo != null && !topo.isBlank()) {
             try {
                 GpuBoard b = annotated(topo);
                 return new Resolved(b, "annotation", labels.get(BoardCatalog.PRODUCT_LABEL), null);
             } catch (TopologyParseException e) {
-                problem = "bad " + dev.ace.binpacker.workload.AceKeys.TOPOLOGY + " annotation: " + e.getMessage();
+                problem = "bad " + dev.ace.binpacker.keys.AceKeys.TOPOLOGY + " annotation: " + e.getMessage();
             }
         }
         BoardInference inf = BoardCatalog.infer(labels);

@@ -4,7 +4,7 @@ import dev.ace.binpacker.placement.NodeInfo;
 import dev.ace.binpacker.placement.Pool;
 import dev.ace.binpacker.placement.Taint;
 import dev.ace.binpacker.topology.TopologyManagerPolicy;
-import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.keys.AceKeys;
 import io.fabric8.kubernetes.api.model.Node;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ace.binpacker.admission.GateRelease;
 import dev.ace.binpacker.admission.ReservationJson;
 import dev.ace.binpacker.placement.Reservation;
-import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.keys.AceKeys;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Instant;
 import java.util.Map;

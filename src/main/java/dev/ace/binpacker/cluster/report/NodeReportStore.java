@@ -3,7 +3,7 @@ package dev.ace.binpacker.cluster.report;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ace.binpacker.truth.NodeReport;
-import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.keys.AceKeys;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;

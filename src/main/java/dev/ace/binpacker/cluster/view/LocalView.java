@@ -12,7 +12,7 @@ import dev.ace.binpacker.placement.Allocator;
 import dev.ace.binpacker.placement.PlacementRequest;
 import dev.ace.binpacker.placement.Reservation;
 import dev.ace.binpacker.truth.NodeReport;
-import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.keys.AceKeys;
 import dev.ace.binpacker.workload.InvalidPodException;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;

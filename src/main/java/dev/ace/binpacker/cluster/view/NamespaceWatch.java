@@ -2,7 +2,7 @@ package dev.ace.binpacker.cluster.view;
 
 import dev.ace.binpacker.admission.NamespaceMode;
 import dev.ace.binpacker.admission.NamespacePolicies;
-import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.keys.AceKeys;
 import io.fabric8.kubernetes.api.model.Namespace;
 import jakarta.inject.Singleton;
 import java.util.Map;

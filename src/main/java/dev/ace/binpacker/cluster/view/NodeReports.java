@@ -52,7 +52,7 @@ public final class NodeReports {
         }
         Optional<NodeReport> parsed = NodeReportJson.read(raw);
         if (parsed.isEmpty()) {
-            LOG.warnf("node %s: %s does not read as a node report; the last one stays", node, dev.ace.binpacker.workload.AceKeys.GPU_ALLOCATION);
+            LOG.warnf("node %s: %s does not read as a node report; the last one stays", node, dev.ace.binpacker.keys.AceKeys.GPU_ALLOCATION);
             byNode.put(node, old == null ? new Seen(raw, null, null, -1) : new Seen(raw, old.latest(), old.trusted(), old.emptySince()));
             return false;
         }

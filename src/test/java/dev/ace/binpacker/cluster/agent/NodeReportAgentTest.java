@@ -10,7 +10,7 @@ import dev.ace.binpacker.cluster.report.NodeReportStore;
 import dev.ace.binpacker.topology.GpuBoard;
 import dev.ace.binpacker.topology.TopologyManagerPolicy;
 import dev.ace.binpacker.truth.NodeReport;
-import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.keys.AceKeys;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;

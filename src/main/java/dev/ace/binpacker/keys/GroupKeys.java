@@ -1,6 +1,5 @@
-package dev.ace.binpacker.workload.group;
+package dev.ace.binpacker.keys;
 
-import dev.ace.binpacker.workload.AceKeys;
 
 /**
  * The keys by which the pods of one multi-pod replica say they belong together, as the controllers

@@ -1,4 +1,4 @@
-package dev.ace.binpacker.workload;
+package dev.ace.binpacker.keys;
 
 /** Every label, annotation, resource and gate name ACE reads or writes, in one place (DESIGN.md "Interfaces"). */
 public final class AceKeys {
