@@ -1,7 +1,7 @@
 package dev.ace.binpacker.admission;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.keys.AceKeys;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import dev.ace.binpacker.observability.Metrics;
 import dev.ace.binpacker.placement.WorkloadClass;
-import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.keys.AceKeys;
 import dev.ace.binpacker.workload.Classifier;
 import dev.ace.binpacker.workload.InvalidPodException;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -125,7 +125,7 @@ public final class AdmissionEngine {
         if (commit && j.ownButBroken()) policy.allocator().release(j.own().get().id());
         long t0 = System.nanoTime();
         Decision d = commit ? decideSafely(clean, true, now) : dry.get();
-        metrics.counting(!r.warmUp()).decision(d.workloadClass().label(), d.result(), d.reason(), System.nanoTime() - t0);
+        metrics.counting(!r.warmUp()).decision(d.workloadClass().label(), d.outcome().label(), d.why().label(), System.nanoTime() - t0);
         try {
             return answer(r.pod(), clean, d, mode, true).withWarnings(dropped(brought, j, d, clean.pod()));
         } catch (RuntimeException e) {
@@ -163,12 +163,12 @@ public final class AdmissionEngine {
     private AdmissionResult observe(AdmissionRequest r, AdmissionRequest clean, Once<Decision> dry) {
         long t0 = System.nanoTime();
         Decision d = dry.get();
-        metrics.counting(!r.warmUp()).decision(d.workloadClass().label(), "observed-" + d.result(), d.reason(), System.nanoTime() - t0);
+        metrics.counting(!r.warmUp()).decision(d.workloadClass().label(), "observed-" + d.outcome().label(), d.why().label(), System.nanoTime() - t0);
         String text = observedText(d);
         var meta = r.pod().getMetadata();
         String name = !r.name().isEmpty() ? r.name() : meta != null && meta.getName() != null ? meta.getName()
                 : meta != null && meta.getGenerateName() != null ? meta.getGenerateName() + "*" : "";
-        observed.observed(r.namespace(), name, d.result(), text);
+        observed.observed(r.namespace(), name, d.outcome().label(), text);
         return new AdmissionResult(true, 200, null, null, List.of(), Map.of("would", text), "observed");
     }
 
@@ -177,11 +177,11 @@ public final class AdmissionEngine {
         String verb = switch (d.verdict()) {
             case DENY -> "would deny";
             case UNTOUCHED -> "would leave untouched";
-            case MUTATE -> "would " + switch (d.result()) {
-                case "placed" -> "place";
-                case "gated" -> "gate";
-                case "sliced" -> "move to pool slicing";
-                default -> d.result();
+            case MUTATE -> "would " + switch (d.outcome()) {
+                case PLACED -> "place";
+                case GATED -> "gate";
+                case SLICED -> "move to pool slicing";
+                default -> d.outcome().label();
             };
         };
         String w = d.warnings().isEmpty() ? "" : " (" + String.join("; ", d.warnings()) + ")";
@@ -192,12 +192,12 @@ public final class AdmissionEngine {
         try {
             return policy.decide(r, commit, now);
         } catch (InvalidPodException e) {
-            return Decision.deny(WorkloadClass.UNKNOWN, e.getMessage(), List.of(), "invalid");
+            return Decision.deny(WorkloadClass.UNKNOWN, e.getMessage(), List.of(), Why.Rule.INVALID);
         } catch (dev.ace.binpacker.placement.Allocator.Contended e) {
             // Not a server error: a 500 would let failurePolicy admit the pod without ACE. Enforce denies (the
             // controller retries), warn and audit admit with the reason.
             return Decision.deny(classOf(r), "ACE could not reserve GPUs for this pod now: " + e.getMessage() + "; retry",
-                    List.of(), "contended");
+                    List.of(), Why.Rule.CONTENDED);
         }
     }
 
@@ -234,7 +234,7 @@ public final class AdmissionEngine {
             case MUTATE:
                 if (clean.dryRun()) warnings.add(0, d.text());
                 if (!mutating) return AdmissionResult.patched(null, clean.dryRun() ? warnings : d.warnings(), Map.of(), "allowed");
-                return AdmissionResult.patched(diff(base, d.mutated()), warnings, Map.of(), d.result());
+                return AdmissionResult.patched(diff(base, d.mutated()), warnings, Map.of(), d.outcome().label());
             default:
                 break;
         }

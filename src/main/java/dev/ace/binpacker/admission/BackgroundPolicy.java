@@ -6,9 +6,10 @@ import dev.ace.binpacker.placement.NodeInfo;
 import dev.ace.binpacker.placement.PlacementRequest;
 import dev.ace.binpacker.placement.PlacementResult;
 import dev.ace.binpacker.placement.Pool;
+import dev.ace.binpacker.placement.ReasonCode;
 import dev.ace.binpacker.placement.Reservation;
 import dev.ace.binpacker.placement.WorkloadClass;
-import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.keys.AceKeys;
 import dev.ace.binpacker.workload.Classification;
 import dev.ace.binpacker.workload.PodConstraints;
 import dev.ace.binpacker.workload.PodRequests;
@@ -25,6 +26,7 @@ import java.util.Set;
 final class BackgroundPolicy {
     private final PodPolicy policy;
     private final PolicyConfig config;
+    private final SlicingOffers slicingOffers = new SlicingOffers();
 
     BackgroundPolicy(PodPolicy policy, PolicyConfig config) {
         this.policy = policy;
@@ -36,10 +38,10 @@ final class BackgroundPolicy {
         String bound = PodConstraints.boundNode(req.pod());
         if (bound != null) {
             warnings.add("spec.nodeName binds this pod to " + bound + "; ACE does not move it to pool slicing");
-            return Decision.untouched(c.workloadClass(), "bound by spec.nodeName to " + bound + ": " + PodPolicy.describe(c), warnings, "untouched");
+            return Decision.untouched(c.workloadClass(), "bound by spec.nodeName to " + bound + ": " + PodPolicy.describe(c), warnings);
         }
         Allocator a = policy.allocator();
-        Set<SlicingOffer> offers = a.read(al -> FleetView.slicingOffers(al.state(), constraints));
+        Set<SlicingOffer> offers = a.read(al -> slicingOffers.of(al.state(), constraints));
         long need = c.gpuMemoryMiB() > 0 ? c.gpuMemoryMiB() : defaultNeed(c.workloadClass());
         Optional<SlicingOffer> offer = SlicingOffer.choose(offers, need);
         if (offer.isEmpty()) {
@@ -49,7 +51,7 @@ final class BackgroundPolicy {
             }
             warnings.add(needs.image().isPresent() ? "no slicing-pool node has " + needs.image().get().family() + "; left as is"
                     : "no slicing-pool node this pod allows offers a GPU; left as is");
-            return Decision.untouched(c.workloadClass(), "no slicing node for " + PodPolicy.describe(c), warnings, "untouched");
+            return Decision.untouched(c.workloadClass(), "no slicing node for " + PodPolicy.describe(c), warnings);
         }
         SlicingOffer o = offer.get();
         Pod m = policy.copy(req.pod());
@@ -63,7 +65,7 @@ final class BackgroundPolicy {
         String text = "moved to pool slicing as " + o.resource() + " for " + c.what()
                 + " (" + size + (c.gpuMemoryMiB() > 0 ? ", from " + AceKeys.GPU_MEMORY : "") + ")";
         PodEdits.annotate(m, AceKeys.DECISION, text);
-        return new Decision(Decision.Verdict.MUTATE, c.workloadClass(), m, text, warnings, null, "sliced", "none");
+        return Decision.sliced(c.workloadClass(), m, text, warnings);
     }
 
     private long defaultNeed(WorkloadClass c) {
@@ -83,7 +85,7 @@ final class BackgroundPolicy {
             return Optional.of(Decision.deny(c.workloadClass(), "1 GPU " + c.what()
                     + " selects only inference-pool nodes, whose GPUs form " + domain + "-GPU NVLink domains; drop the node"
                     + " selector so ACE can run it on pool slicing, or label it " + AceKeys.WORKLOAD_CLASS + "=inference",
-                    warnings, "fracturing"));
+                    warnings, Why.Rule.FRACTURING));
         });
     }
 
@@ -112,7 +114,7 @@ final class BackgroundPolicy {
             if (!o.placed() || (t.inference() && freeNow < config.reserveFree8Cliques())) {
                 if (o.placed() && !o.alreadyHeld()) a.release(o.reservation().id());
                 return Decision.deny(c.workloadClass(), t.who() + " lost a race for the last free GPUs it could use; retry later",
-                        warnings, "reserve");
+                        warnings, Why.Rule.RESERVE);
             }
             Optional<Decision> capped = policy.overCap(req, o, c, warnings, now);
             if (capped.isPresent()) return capped.get();
@@ -128,20 +130,19 @@ final class BackgroundPolicy {
                         + (placed.gpus().length > 1 && placed.fullBandwidth() ? "NVLink " + placed.domain() : "no NVLink between them")
                         + ") for " + t.who() + "; pool inference kept whole: " + t.protecting();
         PodEdits.annotate(m, AceKeys.DECISION, text);
-        return new Decision(Decision.Verdict.MUTATE, c.workloadClass(), m, text, warnings,
-                commit ? o.reservation() : null, "placed", "none");
+        return Decision.placed(c.workloadClass(), m, text, warnings, commit ? o.reservation() : null);
     }
 
     /** Under the allocator lock: is the job aligned, is there a block, does the reserve of free 8-cliques survive it? */
     private Trial check(Allocator al, AdmissionRequest req, Classification c, NodeConstraints constraints, List<String> warnings, long now) {
         int domain = FleetView.domainSize(al, Pool.INFERENCE, constraints);
         if (domain == 0) {
-            return Trial.end(Decision.untouched(c.workloadClass(), "not on the inference pool", warnings, "untouched"), null);
+            return Trial.end(Decision.untouched(c.workloadClass(), "not on the inference pool", warnings), null);
         }
         int gpus = c.gpus();
         String who = gpus + " GPUs " + c.what();
         if (Integer.bitCount(gpus) != 1 || gpus > domain) {
-            return elsewhere(al, req, c, constraints, warnings, now, who, "fracturing", who + " would fracture the " + domain
+            return elsewhere(al, req, c, constraints, warnings, now, who, Why.Rule.FRACTURING, who + " would fracture the " + domain
                     + "-GPU NVLink domains of pool inference; request " + Shapes.aligned(domain) + " GPUs (an aligned block)"
                     + " or 1 GPU for pool slicing" + Shapes.labelNote(c), "it would fracture the " + domain + "-GPU NVLink domains");
         }
@@ -150,13 +151,13 @@ final class BackgroundPolicy {
         int before = FleetView.free8Cliques(al);
         Allocator.Outcome trial = al.place(pr, true, now);
         if (!(trial.result() instanceof PlacementResult.Placed p)) {
-            return elsewhere(al, req, c, constraints, warnings, now, who, "no_free_clique", who + ": no free aligned block of " + gpus
+            return elsewhere(al, req, c, constraints, warnings, now, who, new Why.Placement(ReasonCode.NO_FREE_CLIQUE), who + ": no free aligned block of " + gpus
                     + " GPUs on pool inference (" + ((PlacementResult.Unschedulable) trial.result()).message() + "); retry later",
                     "no free aligned block of " + gpus + " GPUs there");
         }
         int after = FleetView.free8CliquesAfter(al.state(), p, before);
         if (after < config.reserveFree8Cliques()) {
-            return elsewhere(al, req, c, constraints, warnings, now, who, "reserve", who + " would leave " + after
+            return elsewhere(al, req, c, constraints, warnings, now, who, Why.Rule.RESERVE, who + " would leave " + after
                     + " free 8-GPU NVLink domains on pool inference, below the reserve of " + config.reserveFree8Cliques()
                     + " kept for TP 8; retry later" + Shapes.labelNote(c), "its reserve of " + config.reserveFree8Cliques() + " free 8-GPU NVLink domains for TP 8");
         }
@@ -169,11 +170,11 @@ final class BackgroundPolicy {
      * capacity ({@code no_free_gpus}), not as fracturing: waiting would help.
      */
     private Trial elsewhere(Allocator al, AdmissionRequest req, Classification c, NodeConstraints constraints, List<String> warnings,
-                            long now, String who, String reason, String refusal, String protecting) {
+                            long now, String who, Why reason, String refusal, String protecting) {
         Optional<OtherPools.Trial> t = OtherPools.place(al, Reservation.newId(), c.workloadClass(), c.gpus(), constraints, PodPolicy.owner(req),
                 PodRequests.besidesGpus(req.pod()), now);
         if (t.isPresent()) return new Trial(null, t.get().request(), t.get().outcome(), 0, who, false, protecting);
-        String why = reason.equals("fracturing") && OtherPools.couldHold(al.state(), constraints, c.gpus()) ? "no_free_gpus" : reason;
+        Why why = reason == Why.Rule.FRACTURING && OtherPools.couldHold(al.state(), constraints, c.gpus()) ? Why.Rule.NO_FREE_GPUS : reason;
         String accepted = OtherPools.acceptedNow(al, req.uid(), c.workloadClass(), constraints, config.reserveFree8Cliques(), now);
         return Trial.end(Decision.deny(c.workloadClass(), refusal + "; accepted now: " + accepted, warnings, why), who);
     }

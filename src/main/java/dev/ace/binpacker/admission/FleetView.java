@@ -6,9 +6,7 @@ import dev.ace.binpacker.placement.NodeConstraints;
 import dev.ace.binpacker.placement.NodeInfo;
 import dev.ace.binpacker.placement.Pool;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 
 /** Questions about the node set that the policy asks before calling the packer. Call under the allocator lock. */
 final class FleetView {
@@ -35,34 +33,6 @@ final class FleetView {
             out.add(n);
         }
         return out;
-    }
-
-    /** Offers of the whole slicing pool, kept until a node is added, changed or removed. */
-    private record OfferCache(ClusterState state, long membership, Set<SlicingOffer> offers) {}
-
-    private static volatile OfferCache offerCache;
-
-    /** Resources offered by the slicing nodes the pod may be narrowed to (ACE adds the pool toleration itself). */
-    static Set<SlicingOffer> slicingOffers(ClusterState s, NodeConstraints c) {
-        if (c.isEmpty()) {
-            // Most slicing pods carry no node constraints: answer them without reading every node's labels.
-            OfferCache cached = offerCache;
-            if (cached != null && cached.state() == s && cached.membership() == s.membershipVersion()) return cached.offers();
-            Set<SlicingOffer> offers = java.util.Collections.unmodifiableSet(scanOffers(s, c));
-            offerCache = new OfferCache(s, s.membershipVersion(), offers);
-            return offers;
-        }
-        return scanOffers(s, c);
-    }
-
-    private static Set<SlicingOffer> scanOffers(ClusterState s, NodeConstraints c) {
-        Set<SlicingOffer> offers = new LinkedHashSet<>();
-        for (int i = 0; i < s.capacity(); i++) {
-            NodeInfo n = s.node(i);
-            if (n == null || n.pool() != Pool.SLICING || !c.selects(n.labels())) continue;
-            offers.addAll(SlicingOffer.of(n.labels()));
-        }
-        return offers;
     }
 
     /**

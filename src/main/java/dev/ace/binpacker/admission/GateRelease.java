@@ -6,7 +6,7 @@ import dev.ace.binpacker.placement.NodeConstraints;
 import dev.ace.binpacker.placement.PlacementRequest;
 import dev.ace.binpacker.placement.Reservation;
 import dev.ace.binpacker.truth.BindingPromise;
-import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.keys.AceKeys;
 import dev.ace.binpacker.workload.Classification;
 import dev.ace.binpacker.workload.Classifier;
 import dev.ace.binpacker.workload.InvalidPodException;

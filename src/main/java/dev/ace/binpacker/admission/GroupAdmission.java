@@ -1,7 +1,7 @@
 package dev.ace.binpacker.admission;
 
 import dev.ace.binpacker.placement.WorkloadClass;
-import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.keys.AceKeys;
 import dev.ace.binpacker.workload.InvalidPodException;
 import dev.ace.binpacker.workload.group.GroupIdentity;
 import dev.ace.binpacker.workload.group.GroupMembership;
@@ -42,6 +42,6 @@ final class GroupAdmission {
                 + (g.topologyKey() == null ? "" : " in one " + g.topologyKey() + " domain") + "; " + what;
         PodEdits.annotate(out, AceKeys.DECISION, text);
         warnings.add("rank of a " + g.size() + "-pod group: gated until the whole group can be placed at once");
-        return Optional.of(new Decision(Decision.Verdict.MUTATE, c, out, text, warnings, null, "gated", "group"));
+        return Optional.of(Decision.gated(c, out, text, warnings, Why.Rule.GROUP));
     }
 }

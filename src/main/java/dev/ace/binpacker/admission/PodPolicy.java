@@ -11,7 +11,7 @@ import dev.ace.binpacker.placement.ReasonCode;
 import dev.ace.binpacker.placement.Reservation;
 import dev.ace.binpacker.placement.WorkloadClass;
 import dev.ace.binpacker.truth.BindingPromise;
-import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.keys.AceKeys;
 import dev.ace.binpacker.workload.Classification;
 import dev.ace.binpacker.workload.Classifier;
 import dev.ace.binpacker.workload.InvalidPodException;
@@ -78,7 +78,7 @@ public final class PodPolicy {
         List<String> warnings = new ArrayList<>(c.notes());
         // Slices never excuse whole GPUs: a pod that adds a MIG or MPS container still has its whole GPUs policed.
         if (c.gpus() == 0) {
-            return Decision.untouched(c.workloadClass(), "no whole GPUs requested", warnings, "untouched");
+            return Decision.untouched(c.workloadClass(), "no whole GPUs requested", warnings);
         }
         // The pod's MIG and MPS resources decide the node too (no pin to a node that offers its whole GPUs but not its
         // slices), and so do images built for one GPU architecture.
@@ -107,11 +107,12 @@ public final class PodPolicy {
     Decision whole(AdmissionRequest req, Classification c, NodeConstraints constraints, List<String> warnings,
                    boolean commit, long now) {
         Allocator a = allocator();
-        List<Pool> pools = a.read(al -> FleetView.inferencePools(al, c.gpus(), constraints));
+        // One look at the fleet for the pools and the shape (the packer's index, one allocator lock).
+        Look look = a.read(al -> Look.of(al, c.gpus(), constraints));
+        List<Pool> pools = look.pools();
         boolean inferenceAllowed = pools.contains(Pool.INFERENCE);
         if (inferenceAllowed) {
-            int domain = a.read(al -> FleetView.domainSize(al, Pool.INFERENCE, constraints));
-            Optional<Decision> shape = Shapes.misaligned(c, domain, warnings);
+            Optional<Decision> shape = Shapes.misaligned(c, look.domain(), warnings);
             if (shape.isPresent()) return shape.get();
         }
         Optional<Decision> rank = groupRank(req, c, warnings);
@@ -119,14 +120,14 @@ public final class PodPolicy {
         PlacementRequest pr = PlacementRequest.whole(Reservation.newId(), c.workloadClass(), c.gpus(), Math.max(c.tp(), c.gpus()), pools, constraints)
                 .ownedBy(owner(req)).needing(PodRequests.besidesGpus(req.pod()));
         String bound = PodConstraints.boundNode(req.pod());
-        if (inferenceAllowed) {
-            Optional<Decision> lone = a.read(al -> Shapes.loneBatchGpu(al, pr, c, warnings, now));
-            if (lone.isPresent()) return lone.get();
-        }
         String what = describe(c);
         Allocator.Outcome o;
         try {
-            o = a.place(pr, !commit, now);
+            // The lone-GPU rule judges the packer's decision under the same lock hold, before anything is reserved.
+            Allocator.Checked<Decision> checked = a.place(pr, !commit, now,
+                    (al, p) -> inferenceAllowed ? Shapes.loneBatchGpu(al, p, c, warnings) : Optional.empty());
+            if (checked.veto().isPresent()) return checked.veto().get();
+            o = checked.outcome();
         } catch (Allocator.Contended e) {
             // A burst packed onto the same nodes by every replica: rather than fail (failurePolicy would admit the pod
             // without ACE), the pod waits at the gate and the leader, the one writer of gate releases, places it. A pod
@@ -134,7 +135,7 @@ public final class PodPolicy {
             if (bound != null) throw e;
             warnings.add("the GPUs ACE chose went to other replicas' pods first; pod is gated until ACE's leader places it");
             return gated(req, c, pr, pools, warnings, commit, now, e.getMessage() + " (a burst); the leader places it",
-                    "contended");
+                    Why.Rule.CONTENDED);
         }
         if (commit) {
             Optional<Decision> capped = overCap(req, o, c, warnings, now);
@@ -153,17 +154,15 @@ public final class PodPolicy {
                 text += "; not NVLinked: best-connected set on the nodes the pod selects";
             }
             PodEdits.annotate(m, AceKeys.DECISION, text);
-            return new Decision(Decision.Verdict.MUTATE, c.workloadClass(), m, text, warnings,
-                    commit ? o.reservation() : null, "placed", "none");
+            return Decision.placed(c.workloadClass(), m, text, warnings, commit ? o.reservation() : null);
         }
         PlacementResult.Unschedulable u = (PlacementResult.Unschedulable) o.result();
         boolean capacity = u.hasReason(ReasonCode.NO_FREE_CLIQUE) || u.hasReason(ReasonCode.TOO_FEW_FREE_GPUS)
                 || u.hasReason(ReasonCode.INSUFFICIENT_RESOURCE);
         // The metric says why it waits (no free clique, too few free GPUs), not the first filter listed (often another pool).
-        String reason = (u.hasReason(ReasonCode.NO_FREE_CLIQUE) ? ReasonCode.NO_FREE_CLIQUE
+        Why reason = new Why.Placement(u.hasReason(ReasonCode.NO_FREE_CLIQUE) ? ReasonCode.NO_FREE_CLIQUE
                 : u.hasReason(ReasonCode.TOO_FEW_FREE_GPUS) ? ReasonCode.TOO_FEW_FREE_GPUS
-                : capacity ? ReasonCode.INSUFFICIENT_RESOURCE : u.reasons().isEmpty() ? ReasonCode.NO_GPUS : u.reasons().get(0).code())
-                .name().toLowerCase(java.util.Locale.ROOT);
+                : capacity ? ReasonCode.INSUFFICIENT_RESOURCE : u.reasons().isEmpty() ? ReasonCode.NO_GPUS : u.reasons().get(0).code());
         if (bound != null) {
             // The API server forbids scheduling gates on a pod with spec.nodeName, and ACE never moves it elsewhere.
             return Decision.deny(c.workloadClass(), "spec.nodeName binds this " + what + " to node " + bound
@@ -173,15 +172,23 @@ public final class PodPolicy {
         if (!capacity) {
             warnings.add("ACE found no node that can ever hold this pod; left to kube-scheduler:");
             warnings.addAll(AdmissionEngine.split(u.message()));
-            return Decision.untouched(c.workloadClass(), "not placed: " + u.message(), warnings, "unschedulable");
+            return Decision.unschedulable(c.workloadClass(), "not placed: " + u.message(), warnings);
         }
         warnings.add("no free NVLink clique of " + c.gpus() + " GPUs now; pod is gated until one frees up");
         return gated(req, c, pr, pools, warnings, commit, now, u.message(), reason);
     }
 
+    /** The pools offered to a whole-GPU pod and the largest NVLink clique of pool inference it allows (0 when none). */
+    private record Look(List<Pool> pools, int domain) {
+        static Look of(Allocator al, int gpus, NodeConstraints constraints) {
+            List<Pool> pools = FleetView.inferencePools(al, gpus, constraints);
+            return new Look(pools, pools.contains(Pool.INFERENCE) ? FleetView.domainSize(al, Pool.INFERENCE, constraints) : 0);
+        }
+    }
+
     /** The pod with ACE's scheduling gate: the leader releases it onto GPUs it reserves then ({@code why}: the wait's cause). */
     private Decision gated(AdmissionRequest req, Classification c, PlacementRequest pr, List<Pool> pools, List<String> warnings,
-                           boolean commit, long now, String why, String reason) {
+                           boolean commit, long now, String why, Why reason) {
         Pod m = copy(req.pod());
         PodEdits.addSchedulingGate(m, AceKeys.GATE);
         String text = "waiting for " + c.gpus() + " free GPUs" + (c.gpus() > 1 ? " in one NVLink clique" : "")
@@ -192,7 +199,7 @@ public final class PodPolicy {
             String key = req.namespace() + "/" + (req.name().isEmpty() ? "" : req.name());
             pending.add(new PendingDemand.Waiting(req.uid(), key, pr, prio == null ? 0 : prio, now));
         }
-        return new Decision(Decision.Verdict.MUTATE, c.workloadClass(), m, text, warnings, null, "gated", reason);
+        return Decision.gated(c.workloadClass(), m, text, warnings, reason);
     }
 
     /** A rank of a multi-pod group is gated whole (issue 19); the resolver's refusal of a forged size becomes a denial. */
@@ -200,7 +207,7 @@ public final class PodPolicy {
         try {
             return groups.gate(this, req, c.workloadClass(), describe(c), warnings);
         } catch (InvalidPodException e) {
-            return Optional.of(Decision.deny(c.workloadClass(), e.getMessage(), warnings, "invalid"));
+            return Optional.of(Decision.deny(c.workloadClass(), e.getMessage(), warnings, Why.Rule.INVALID));
         }
     }
 
@@ -226,7 +233,7 @@ public final class PodPolicy {
         Optional<String> why = pendingCap.refusal(req.namespace(), a.pendingOf(req.namespace()), now);
         if (why.isEmpty()) return Optional.empty();
         a.release(o.reservation().id());
-        return Optional.of(Decision.deny(c.workloadClass(), why.get(), warnings, "pending-cap"));
+        return Optional.of(Decision.deny(c.workloadClass(), why.get(), warnings, Why.Rule.PENDING_CAP));
     }
 
     /** Whom a reservation made by this admission request is for: the request, the pod's namespace and (generate)name. */

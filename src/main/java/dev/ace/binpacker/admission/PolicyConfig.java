@@ -1,7 +1,9 @@
 package dev.ace.binpacker.admission;
 
+import dev.ace.binpacker.keys.AceKeys;
+
 /**
- * Tunables of the admission policy (mapped from {@code ace.*} configuration by {@code cluster.ClusterBeans}).
+ * Tunables of the admission policy (mapped from {@code ace.*} configuration by {@code cluster.AdmissionWiring}).
  *
  * @param slicingTaintKey         taint key of slicing-pool nodes; quarantined pods get a toleration for it
  * @param embeddingMemoryMiB      default memory need of an embedding/reranker pod (smallest MIG profile of at least this)
@@ -25,7 +27,7 @@ public record PolicyConfig(String slicingTaintKey, long embeddingMemoryMiB, long
     }
 
     public static PolicyConfig defaults() {
-        return new PolicyConfig("ace.dev/pool", 10 * 1024, 10 * 1024, true, 1);
+        return new PolicyConfig(AceKeys.POOL, 10 * 1024, 10 * 1024, true, 1);
     }
 
     public PolicyConfig withMaxPendingPerNamespace(int max) {

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ace.binpacker.placement.Allocator;
 import dev.ace.binpacker.placement.Reservation;
 import dev.ace.binpacker.placement.WorkloadClass;
-import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.keys.AceKeys;
 import dev.ace.binpacker.workload.GpuCount;
 import dev.ace.binpacker.workload.InvalidPodException;
 import io.fabric8.kubernetes.api.model.Container;
@@ -95,14 +95,14 @@ final class Provenance {
             return new Judgement(own, foreign);
         }
         Decision d = fresh.get();
-        if (out.gated() && !(validating ? holdsWholeGpus(d) : "gated".equals(d.result()))) {
-            foreign.put(AceKeys.GATE, "ACE's decision for this pod is: " + d.result());
+        if (out.gated() && !(validating ? holdsWholeGpus(d) : d.outcome() == Decision.Outcome.GATED)) {
+            foreign.put(AceKeys.GATE, "ACE's decision for this pod is: " + d.outcome().label());
         }
         if (out.rewrittenFrom() != null && !slicedByAce(r.pod(), out.rewrittenFrom())) {
             foreign.put(AceKeys.REWRITTEN_FROM, "the pod is not a GPU slice on pool slicing");
         }
         if (out.decision() != null && !decisionFits(r.pod(), out, foreign, d, mode)) {
-            foreign.put(AceKeys.DECISION, "ACE's decision for this pod is: " + d.result());
+            foreign.put(AceKeys.DECISION, "ACE's decision for this pod is: " + d.outcome().label());
         }
         return new Judgement(own, foreign);
     }
@@ -170,8 +170,8 @@ final class Provenance {
     /** What ACE's gate stands for: the pod is one ACE places on whole GPUs (and queues when none are free). */
     static boolean holdsWholeGpus(Decision d) {
         if (d.verdict() != Decision.Verdict.MUTATE) return false;
-        if ("gated".equals(d.result())) return true;
-        return "placed".equals(d.result()) && (d.workloadClass() == WorkloadClass.INFERENCE || d.workloadClass() == WorkloadClass.EMBEDDING);
+        if (d.outcome() == Decision.Outcome.GATED) return true;
+        return d.outcome() == Decision.Outcome.PLACED && (d.workloadClass() == WorkloadClass.INFERENCE || d.workloadClass() == WorkloadClass.EMBEDDING);
     }
 
     /** The shape of ACE's slicing rewrite: no whole GPU left, a MIG or MPS resource instead, pool slicing selected. */
@@ -191,7 +191,7 @@ final class Provenance {
     private static boolean decisionFits(Pod pod, AceOutputs out, Map<String, String> foreign, Decision d, NamespaceMode mode) {
         if (out.gated() && !foreign.containsKey(AceKeys.GATE)) return true;
         if (out.rewrittenFrom() != null && !foreign.containsKey(AceKeys.REWRITTEN_FROM)) return true;
-        if (selectsSlicing(pod) && "sliced".equals(d.result())) return true;
+        if (selectsSlicing(pod) && d.outcome() == Decision.Outcome.SLICED) return true;
         boolean recordsDenial = mode == NamespaceMode.WARN || mode == NamespaceMode.AUDIT;
         return recordsDenial && d.verdict() == Decision.Verdict.DENY && out.decision().startsWith(mode.label() + ": would deny: ");
     }

@@ -5,7 +5,7 @@ import dev.ace.binpacker.placement.NodeInfo;
 import dev.ace.binpacker.placement.PlacementRequest;
 import dev.ace.binpacker.placement.PlacementResult;
 import dev.ace.binpacker.placement.PoolStats;
-import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.keys.AceKeys;
 import dev.ace.binpacker.workload.Classification;
 import java.util.List;
 import java.util.Optional;
@@ -26,17 +26,16 @@ final class Shapes {
         if (gpus <= 1 || gpus > domain || Integer.bitCount(gpus) == 1) return Optional.empty();
         return Optional.of(Decision.deny(c.workloadClass(), gpus + " GPUs " + what(c)
                 + " would fracture the " + domain + "-GPU NVLink domains of pool inference; request " + aligned(domain)
-                + " GPUs (an aligned block)" + labelNote(c), warnings, "fracturing"));
+                + " GPUs (an aligned block)" + labelNote(c), warnings, Why.Rule.FRACTURING));
     }
 
     /**
      * A 1-GPU pod that is not an identified server (a Job's pod whatever its class label says, an unclassified pod)
-     * whose placement would split a clean domain: call under the allocator lock with the request it would be placed with.
+     * whose placement would split a clean domain: the check of the packer's decision {@code p}, under the allocator
+     * lock ({@link Allocator#place(dev.ace.binpacker.placement.PlacementRequest, boolean, long, Allocator.Check)}).
      */
-    static Optional<Decision> loneBatchGpu(Allocator al, PlacementRequest pr, Classification c, List<String> warnings, long now) {
+    static Optional<Decision> loneBatchGpu(Allocator al, PlacementResult.Placed p, Classification c, List<String> warnings) {
         if (c.gpus() != 1 || c.identifiedServer()) return Optional.empty();
-        Allocator.Outcome trial = al.place(pr, true, now);
-        if (!(trial.result() instanceof PlacementResult.Placed p)) return Optional.empty();
         int idx = al.state().indexOf(p.node());
         if (idx < 0) return Optional.empty();
         NodeInfo n = al.state().node(idx);
@@ -51,7 +50,7 @@ final class Shapes {
                 : "; single GPUs of batch work belong on pool slicing: label it " + AceKeys.WORKLOAD_CLASS
                         + "=batch to be moved there, or =inference if it is a server";
         return Optional.of(Decision.deny(c.workloadClass(), "1 GPU of " + who + " would split a clean " + domain
-                + "-GPU NVLink domain on " + p.node() + fix + labelNote(c), warnings, "fracturing"));
+                + "-GPU NVLink domain on " + p.node() + fix + labelNote(c), warnings, Why.Rule.FRACTURING));
     }
 
     /** "2, 4 or 8" for an 8-GPU domain. */

@@ -1,6 +1,6 @@
 package dev.ace.binpacker.admission;
 
-import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.keys.AceKeys;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;

@@ -26,7 +26,6 @@ import java.util.function.LongSupplier;
 public final class WorkloadAdmission {
     public static final String WEBHOOK = "validate-workloads";
     /** Decision reasons that depend on the free GPUs at this moment, not on the pod's shape. */
-    static final Set<String> CAPACITY_REASONS = Set.of("reserve", "no_free_clique", "no_free_gpus");
 
     private final PodPolicy policy;
     private final NamespacePolicies namespaces;
@@ -128,10 +127,10 @@ public final class WorkloadAdmission {
             try {
                 d = policy.decide(pod, false, now);
             } catch (InvalidPodException e) {
-                d = Decision.deny(WorkloadClass.UNKNOWN, e.getMessage(), List.of(), "invalid");
+                d = Decision.deny(WorkloadClass.UNKNOWN, e.getMessage(), List.of(), Why.Rule.INVALID);
             }
             String prefix = pods.size() > 1 ? t.role() + " pods: " : "";
-            if (d.verdict() == Decision.Verdict.DENY) (CAPACITY_REASONS.contains(d.reason()) ? capacity : refusals).add(prefix + d.text());
+            if (d.verdict() == Decision.Verdict.DENY) (d.why().wantOfGpus() ? capacity : refusals).add(prefix + d.text());
             warnings.addAll(d.warnings());
         }
         return new Verdicts(List.copyOf(refusals), List.copyOf(capacity), List.copyOf(warnings));

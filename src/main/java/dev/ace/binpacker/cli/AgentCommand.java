@@ -1,12 +1,12 @@
 package dev.ace.binpacker.cli;
 
-import dev.ace.binpacker.cluster.KubeletTopologyPolicy;
-import dev.ace.binpacker.cluster.NodeReportAgent;
-import dev.ace.binpacker.cluster.NodeReportJson;
-import dev.ace.binpacker.cluster.PodResourcesClient;
-import dev.ace.binpacker.cluster.TopologyAgent;
+import dev.ace.binpacker.cluster.agent.KubeletTopologyPolicy;
+import dev.ace.binpacker.cluster.agent.NodeReportAgent;
+import dev.ace.binpacker.cluster.agent.PodResourcesClient;
+import dev.ace.binpacker.cluster.agent.TopologyAgent;
+import dev.ace.binpacker.cluster.report.NodeReportJson;
 import dev.ace.binpacker.topology.TopologyManagerPolicy;
-import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.keys.AceKeys;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.io.IOException;

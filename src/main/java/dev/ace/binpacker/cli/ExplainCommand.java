@@ -5,13 +5,16 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ace.binpacker.admission.AdmissionEngine;
 import dev.ace.binpacker.admission.AdmissionRequest;
 import dev.ace.binpacker.admission.AdmissionResult;
+import dev.ace.binpacker.admission.DecisionLog;
 import dev.ace.binpacker.admission.Json;
 import dev.ace.binpacker.admission.NamespaceMode;
 import dev.ace.binpacker.admission.NamespacePolicies;
+import dev.ace.binpacker.admission.PendingCap;
 import dev.ace.binpacker.admission.PendingDemand;
-import dev.ace.binpacker.admission.PodPolicy;
-import dev.ace.binpacker.admission.PolicyConfig;
 import dev.ace.binpacker.admission.ReviewCodec;
+import dev.ace.binpacker.cluster.AdmissionWiring;
+import dev.ace.binpacker.cluster.OfflineConfig;
+import dev.ace.binpacker.keys.AceKeys;
 import dev.ace.binpacker.observability.Metrics;
 import dev.ace.binpacker.placement.Allocator;
 import dev.ace.binpacker.placement.ClusterState;
@@ -26,6 +29,7 @@ import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 
@@ -39,10 +43,17 @@ final class ExplainCommand implements Command {
     static final String USAGE = "usage: explain -f FILE [--nodes NODES.yaml] [--policy enforce|warn|audit|exempt]";
 
     private final InputStream stdin;
+    private final Map<String, String> settings;
 
     ExplainCommand() { this(System.in); }
 
-    ExplainCommand(InputStream stdin) { this.stdin = stdin; }
+    ExplainCommand(InputStream stdin) { this(stdin, Map.of()); }
+
+    /** {@code settings}: {@code ace.*} values over those of the environment and application.properties (tests). */
+    ExplainCommand(InputStream stdin, Map<String, String> settings) {
+        this.stdin = stdin;
+        this.settings = Map.copyOf(settings);
+    }
 
     @Override
     public int run(String[] args, PrintStream out, PrintStream err) throws Exception {
@@ -74,8 +85,11 @@ final class ExplainCommand implements Command {
         Inventory inventory = await(loading);
         ClusterState state = inventory.state();
         Allocator allocator = new Allocator(state, PackerConfig.defaults());
-        PodPolicy policy = new PodPolicy(() -> allocator, PolicyConfig.defaults(), new PendingDemand(Metrics.NOOP), json);
-        AdmissionEngine engine = new AdmissionEngine(policy, NamespacePolicies.always(mode), Metrics.NOOP, json, System::currentTimeMillis);
+        // The webhook's own wiring and settings (ace.policy.* from the environment, system properties and the packaged
+        // application.properties); standalone, as no Pod informer runs here.
+        AdmissionEngine engine = AdmissionWiring.of(OfflineConfig.load(settings), new AdmissionWiring.Edge(() -> allocator,
+                new PendingDemand(Metrics.NOOP), json, true, () -> PendingCap.Sightings.NONE, NamespacePolicies.always(mode),
+                Metrics.NOOP, System::currentTimeMillis, DecisionLog.NONE)).engine();
 
         out.println("inventory: " + state.liveNodes() + " nodes from " + inventory.source());
         int exit = 0;
@@ -188,8 +202,8 @@ final class ExplainCommand implements Command {
         for (JsonNode op : patch) {
             String path = op.path("path").asText();
             if (path.equals("/metadata/annotations/ace.dev~1decision")) return op.path("value").asText();
-            if (path.equals("/metadata/annotations") && op.path("value").has("ace.dev/decision")) {
-                return op.path("value").path("ace.dev/decision").asText();
+            if (path.equals("/metadata/annotations") && op.path("value").has(AceKeys.DECISION)) {
+                return op.path("value").path(AceKeys.DECISION).asText();
             }
         }
         return null;

@@ -10,7 +10,7 @@ import dev.ace.binpacker.placement.group.GroupRequest;
 import dev.ace.binpacker.workload.Classifier;
 import dev.ace.binpacker.workload.InvalidPodException;
 import dev.ace.binpacker.workload.WorkloadPods;
-import dev.ace.binpacker.workload.group.GroupKeys;
+import dev.ace.binpacker.keys.GroupKeys;
 import dev.ace.binpacker.workload.group.GroupMembership;
 import dev.ace.binpacker.workload.group.GroupResolver;
 import java.io.PrintStream;

@@ -91,13 +91,15 @@ final class Help {
                     exit: 0 done, 1 unreadable trace, 2 usage error""", SimulateCommand::new),
             new Entry("agent", "node agent: the node's link matrix, the GPUs each pod holds, the Topology Manager policy",
                     AgentCommand.USAGE, """
-                    Runs on each GPU node (DaemonSet deploy/agent, or the Helm chart's agent.enabled) and writes
-                    onto its own Node (NODE_NAME by default):
-                      ace.dev/topology                  `nvidia-smi topo -m`, every --interval; ACE then uses the
-                                                        measured link matrix instead of the board catalog
-                      ace.dev/gpu-allocation            which GPUs each pod really holds (the kubelet's PodResources
-                                                        API), checked every --report-interval, written on change
-                      ace.dev/topology-manager-policy   label: the kubelet's Topology Manager policy
+                    Runs on each GPU node (DaemonSet deploy/agent, or the Helm chart's agent.enabled) and writes,
+                    for its own Node (NODE_NAME by default):
+                      ace.dev/topology                  Node annotation: `nvidia-smi topo -m`, every --interval; ACE
+                                                        then uses the measured link matrix instead of the board catalog
+                      GpuNodeReport <node>              which GPUs each pod really holds (the kubelet's PodResources
+                                                        API), checked every --report-interval, written on change; the
+                                                        Node annotation ace.dev/gpu-allocation older agents wrote is
+                                                        removed once
+                      ace.dev/topology-manager-policy   Node label: the kubelet's Topology Manager policy
 
                     options:
                       --node NAME                     the Node to write (default: $NODE_NAME)
@@ -105,7 +107,7 @@ final class Help {
                       --nvidia-smi PATH               nvidia-smi to run (default: nvidia-smi on PATH)
                       --command "CMD"                 the topology command instead (run by sh -c; default: nvidia-smi topo -m)
                       --pod-resources-socket PATH     the kubelet's socket (default /var/lib/kubelet/pod-resources/kubelet.sock)
-                      --no-pod-resources              write ace.dev/topology only (no ace.dev/gpu-allocation)
+                      --no-pod-resources              write ace.dev/topology only (no GpuNodeReport)
                       --kubelet-config PATH           KubeletConfiguration to read the policy from (default
                                                       /var/lib/kubelet/config.yaml, kubeadm's; GKE and EKS: docs/install.md)
                       --topology-manager-policy P     none, best-effort, restricted or single-numa-node, instead of

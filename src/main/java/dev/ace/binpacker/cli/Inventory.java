@@ -1,7 +1,7 @@
 package dev.ace.binpacker.cli;
 
-import dev.ace.binpacker.cluster.NodeListLoader;
-import dev.ace.binpacker.cluster.NodeMapper;
+import dev.ace.binpacker.cluster.node.NodeListLoader;
+import dev.ace.binpacker.cluster.node.NodeMapper;
 import dev.ace.binpacker.placement.ClusterState;
 import dev.ace.binpacker.placement.NodeInfo;
 import io.fabric8.kubernetes.api.model.Node;

@@ -1,7 +1,7 @@
 package dev.ace.binpacker.cli;
 
 import dev.ace.binpacker.admission.SlicingOffer;
-import dev.ace.binpacker.cluster.BoardResolver;
+import dev.ace.binpacker.cluster.node.BoardResolver;
 import dev.ace.binpacker.placement.NodeInfo;
 import dev.ace.binpacker.placement.Pool;
 import dev.ace.binpacker.placement.PoolStats;
@@ -9,7 +9,7 @@ import dev.ace.binpacker.topology.BoardCatalog;
 import dev.ace.binpacker.topology.BoardClass;
 import dev.ace.binpacker.topology.BoardInference;
 import dev.ace.binpacker.topology.GpuBoard;
-import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.keys.AceKeys;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Quantity;
 import java.util.ArrayList;

@@ -2,7 +2,7 @@ package dev.ace.binpacker.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import dev.ace.binpacker.cluster.NodeMapper;
+import dev.ace.binpacker.cluster.node.NodeMapper;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.util.ArrayList;

@@ -1,5 +1,6 @@
 package dev.ace.binpacker.cluster;
 
+import dev.ace.binpacker.keys.AceKeys;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import java.time.Duration;
@@ -79,7 +80,7 @@ public interface AceConfig {
         boolean observeOnly();
 
         /** Taint key of slicing-pool nodes; quarantined pods get a NoSchedule toleration for it. */
-        @WithDefault("ace.dev/pool")
+        @WithDefault(AceKeys.POOL)
         String slicingTaintKey();
 
         /** Memory an embedding/reranker pod needs when it has no {@code ace.dev/gpu-memory}: smallest MIG profile of at least this. */

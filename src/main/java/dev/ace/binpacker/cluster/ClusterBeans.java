@@ -4,27 +4,23 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ace.binpacker.admission.AdmissionEngine;
 import dev.ace.binpacker.admission.NamespaceMode;
 import dev.ace.binpacker.admission.NamespacePolicies;
-import dev.ace.binpacker.admission.PendingCap;
 import dev.ace.binpacker.admission.PendingDemand;
 import dev.ace.binpacker.admission.PodPolicy;
-import dev.ace.binpacker.admission.PolicyConfig;
 import dev.ace.binpacker.admission.ReviewCodec;
 import dev.ace.binpacker.admission.WorkloadAdmission;
-import dev.ace.binpacker.placement.Pool;
-import dev.ace.binpacker.placement.PoolStats;
-import java.util.Map;
+import dev.ace.binpacker.cluster.view.NamespaceWatch;
 import dev.ace.binpacker.observability.Metrics;
 import dev.ace.binpacker.observability.MicrometerMetrics;
 import dev.ace.binpacker.observability.Readiness;
-import io.fabric8.kubernetes.api.model.Quantity;
+import dev.ace.binpacker.placement.Pool;
+import dev.ace.binpacker.placement.PoolStats;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
-import java.math.BigDecimal;
-import java.math.RoundingMode;
 import java.nio.file.Path;
+import java.util.Map;
 
-/** The composition root: config -> policy -> engine, one instance each. */
+/** The composition root of {@code serve}: config -> policy -> engine, one instance each, built by {@link AdmissionWiring}. */
 @ApplicationScoped
 public class ClusterBeans {
     @Produces
@@ -77,32 +73,23 @@ public class ClusterBeans {
 
     @Produces
     @Singleton
-    PodPolicy policy(Fleet fleet, AceConfig config, PendingDemand pending, ReviewCodec codec, ClusterMode mode) {
-        AceConfig.Policy p = config.policy();
-        PolicyConfig pc = new PolicyConfig(p.slicingTaintKey(), mebibytes(p.embeddingMemory()), mebibytes(p.interactiveMemory()),
-                p.batchWholeGpu(), p.reserveFree8Cliques(), p.maxPendingPerNamespace());
-        // Standalone has no Pod informer: no pod is ever seen, so every unseen reservation counts from its first millisecond.
-        PendingCap cap = mode == ClusterMode.STANDALONE ? PendingCap.strict(p.maxPendingPerNamespace())
-                : new PendingCap(p.maxPendingPerNamespace(), p.maxArrivingPerNamespace(), p.pendingGrace().toMillis(), fleet::sightings);
-        return new PodPolicy(fleet::allocator, pc, pending, codec.mapper(), mode == ClusterMode.STANDALONE, cap);
+    AdmissionWiring wiring(Fleet fleet, AceConfig config, PendingDemand pending, ReviewCodec codec, ClusterMode mode,
+                           NamespacePolicies namespaces, Metrics metrics, ObservedDecisions observed) {
+        return AdmissionWiring.of(config, new AdmissionWiring.Edge(fleet::allocator, pending, codec.mapper(),
+                mode == ClusterMode.STANDALONE, fleet::sightings, namespaces, metrics, System::currentTimeMillis, observed));
     }
 
     @Produces
     @Singleton
-    AdmissionEngine engine(PodPolicy policy, NamespacePolicies namespaces, Metrics metrics, ReviewCodec codec, ObservedDecisions observed) {
-        return new AdmissionEngine(policy, namespaces, metrics, codec.mapper(), System::currentTimeMillis, observed);
-    }
+    PodPolicy policy(AdmissionWiring w) { return w.policy(); }
 
     @Produces
     @Singleton
-    WorkloadAdmission workloads(PodPolicy policy, NamespacePolicies namespaces, Metrics metrics, ReviewCodec codec, ObservedDecisions observed) {
-        return new WorkloadAdmission(policy, namespaces, metrics, codec.mapper(), System::currentTimeMillis, observed);
-    }
+    AdmissionEngine engine(AdmissionWiring w) { return w.engine(); }
 
-    static long mebibytes(String quantity) {
-        BigDecimal bytes = Quantity.getAmountInBytes(new Quantity(quantity));
-        return bytes.divide(BigDecimal.valueOf(1024L * 1024L), RoundingMode.CEILING).longValueExact();
-    }
+    @Produces
+    @Singleton
+    WorkloadAdmission workloads(AdmissionWiring w) { return w.workloads(); }
 
     /** Capacity gauges are scraped, not pushed: recompute at most once a second under the allocator lock. */
     private static final class CachedStats implements java.util.function.Supplier<Map<Pool, PoolStats>> {

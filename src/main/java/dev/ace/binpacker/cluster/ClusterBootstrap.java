@@ -2,6 +2,10 @@ package dev.ace.binpacker.cluster;
 
 import dev.ace.binpacker.admission.PendingDemand;
 import dev.ace.binpacker.admission.ReviewCodec;
+import dev.ace.binpacker.cluster.node.NodeListLoader;
+import dev.ace.binpacker.cluster.node.NodeMapper;
+import dev.ace.binpacker.cluster.pod.Fabric8PodApi;
+import dev.ace.binpacker.cluster.view.NamespaceWatch;
 import dev.ace.binpacker.observability.Metrics;
 import dev.ace.binpacker.observability.Readiness;
 import dev.ace.binpacker.placement.NodeInfo;

@@ -1,6 +1,8 @@
 package dev.ace.binpacker.cluster;
 
 import dev.ace.binpacker.admission.DecisionLog;
+import dev.ace.binpacker.cluster.pod.PodApi;
+import dev.ace.binpacker.cluster.pod.PodFacts;
 import jakarta.inject.Singleton;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;

@@ -82,9 +82,31 @@ public final class Allocator {
      * leader expires.
      */
     public Outcome place(PlacementRequest r, boolean dryRun, long nowMillis) {
+        return place(r, dryRun, nowMillis, (al, p) -> Optional.empty()).outcome();
+    }
+
+    /** A placement a policy's check may have vetoed: {@code veto} present and {@code outcome} null, or the outcome. */
+    public record Checked<V>(Optional<V> veto, Outcome outcome) {}
+
+    /** A policy's check of a decision, judged before anything is reserved: an answer vetoes the placement. */
+    @FunctionalInterface
+    public interface Check<V> {
+        Optional<V> veto(Allocator allocator, PlacementResult.Placed decided);
+    }
+
+    /**
+     * As {@link #place(PlacementRequest, boolean, long)}, with {@code check} judging the packer's decision under the
+     * same lock hold, before it is reserved: the policy's questions about the fleet and the decision are answered on
+     * one snapshot, and the decision is made once. A veto reserves nothing and teaches the demand mix nothing. A
+     * request that already holds its reservation is not checked again (it passed when it was made); after a lost
+     * commit race the check judges the new decision.
+     */
+    public <V> Checked<V> place(PlacementRequest r, boolean dryRun, long nowMillis, Check<V> check) {
         for (int attempt = 1; ; attempt++) {
-            Outcome o = placeLocally(r, dryRun, nowMillis);
-            if (dryRun || !o.placed() || o.alreadyHeld() || store == ReservationStore.IN_MEMORY) return o;
+            Checked<V> c = placeLocally(r, dryRun, nowMillis, check);
+            if (c.veto().isPresent()) return c;
+            Outcome o = c.outcome();
+            if (dryRun || !o.placed() || o.alreadyHeld() || store == ReservationStore.IN_MEMORY) return c;
             List<Reservation> winners;
             try {
                 winners = store.commit(o.reservation());
@@ -92,7 +114,7 @@ public final class Allocator {
                 dropLocal(o.reservation().id());
                 throw e;
             }
-            if (winners.isEmpty()) return o;
+            if (winners.isEmpty()) return c;
             conflicts.incrementAndGet();
             synchronized (lock) {
                 dropLocal(r.id());
@@ -107,7 +129,7 @@ public final class Allocator {
         }
     }
 
-    private Outcome placeLocally(PlacementRequest r, boolean dryRun, long nowMillis) {
+    private <V> Checked<V> placeLocally(PlacementRequest r, boolean dryRun, long nowMillis, Check<V> check) {
         synchronized (lock) {
             Optional<Reservation> held = ledger.get(r.id()).or(() -> ledger.forRequest(r.owner().requestUid()));
             if (held.isPresent()) {
@@ -116,14 +138,18 @@ public final class Allocator {
                 PlacementResult.Placed p = idx < 0
                         ? new PlacementResult.Placed(h.node(), -1, h.gpuMask(), false, h.domain(), 0)
                         : packer.placed(idx, h.gpuMask(), 0);
-                return new Outcome(p, h, true);
+                return new Checked<>(Optional.empty(), new Outcome(p, h, true));
             }
             PlacementResult result = packer.decide(r);
+            if (result instanceof PlacementResult.Placed decided) {
+                Optional<V> veto = check.veto(this, decided);
+                if (veto.isPresent()) return new Checked<>(veto, null);
+            }
             if (!dryRun) packer.observe(r);
-            if (!(result instanceof PlacementResult.Placed p)) return new Outcome(result, null, false);
+            if (!(result instanceof PlacementResult.Placed p)) return new Checked<>(Optional.empty(), new Outcome(result, null, false));
             Reservation res = new Reservation(r.id(), p.node(), p.gpuMask(), r.milliPerGpu(), r.cpuMilli(),
                     r.tp(), p.domain() == null ? null : p.node() + "/" + p.domain(), nowMillis, r.owner().podUid() == null, r.owner());
-            if (dryRun) return new Outcome(result, res, false);
+            if (dryRun) return new Checked<>(Optional.empty(), new Outcome(result, res, false));
             Ledger.Outcome o = ledger.reserve(res);
             if (o != Ledger.Outcome.RESERVED) {
                 // Cannot happen under the lock; if it does, the ledger and the index disagree: fail loudly.
@@ -134,7 +160,7 @@ public final class Allocator {
                 pinned.put(res.id(), new PinnedNeed(p.node(), r.needs()));
                 refreshUsed(p.node());
             }
-            return new Outcome(result, res, false);
+            return new Checked<>(Optional.empty(), new Outcome(result, res, false));
         }
     }
 

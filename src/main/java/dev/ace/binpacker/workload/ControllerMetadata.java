@@ -2,6 +2,7 @@ package dev.ace.binpacker.workload;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ace.binpacker.keys.AceKeys;
 
 /**
  * The metadata a controller puts on the pods it creates: the owner reference, the identifying

@@ -1,5 +1,6 @@
 package dev.ace.binpacker.workload;
 
+import dev.ace.binpacker.keys.AceKeys;
 import dev.ace.binpacker.placement.LabelRequirement;
 import dev.ace.binpacker.placement.NodeConstraints;
 import io.fabric8.kubernetes.api.model.Container;

@@ -1,6 +1,6 @@
 package dev.ace.binpacker.admission;
 
-import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.keys.AceKeys;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;

@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.ace.binpacker.cluster.NodeListLoader;
-import dev.ace.binpacker.cluster.NodeMapper;
+import dev.ace.binpacker.cluster.node.NodeListLoader;
+import dev.ace.binpacker.cluster.node.NodeMapper;
 import dev.ace.binpacker.placement.NodeInfo;
-import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.keys.AceKeys;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -73,7 +73,7 @@ class BatchElsewhereTest {
         AdmissionRequest req = f.request(job, "ml", false);
         Decision d = f.engine.policy().decide(req, false, f.clock.get());
         assertEquals(Decision.Verdict.DENY, d.verdict());
-        assertEquals("no_free_gpus", d.reason(), "pool general could hold it once GPUs free up: not a shape refusal");
+        assertEquals(Why.Rule.NO_FREE_GPUS, d.why(), "pool general could hold it once GPUs free up: not a shape refusal");
         assertTrue(d.text().contains("would fracture the 8-GPU NVLink domains of pool inference"), d.text());
         assertTrue(d.text().endsWith("accepted now: 2 or 4 GPUs on pool inference (an aligned block)"), d.text());
     }
@@ -84,7 +84,7 @@ class BatchElsewhereTest {
         AdmissionRequest req = f.request(BackgroundAndModesTest.job(6, null), "ml", false);
         Decision d = f.engine.policy().decide(req, false, f.clock.get());
         assertEquals(Decision.Verdict.DENY, d.verdict(), d.text());
-        assertEquals("fracturing", d.reason());
+        assertEquals(Why.Rule.FRACTURING, d.why());
         assertTrue(d.text().contains("accepted now: 2, 4 or 8 GPUs on pool inference (an aligned block), up to 4 GPUs on one node of pool general"),
                 d.text());
     }

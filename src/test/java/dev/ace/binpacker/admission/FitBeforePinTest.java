@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ace.binpacker.placement.NodeInfo;
 import dev.ace.binpacker.placement.Resources;
-import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.keys.AceKeys;
 import dev.ace.binpacker.workload.Pods;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.HashMap;

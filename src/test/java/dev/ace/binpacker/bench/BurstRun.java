@@ -2,8 +2,8 @@ package dev.ace.binpacker.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.ace.binpacker.cluster.NodeListLoader;
-import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.cluster.node.NodeListLoader;
+import dev.ace.binpacker.keys.AceKeys;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;

@@ -1,11 +1,11 @@
 package dev.ace.binpacker.bench;
 
-import dev.ace.binpacker.cluster.NodeListLoader;
-import dev.ace.binpacker.workload.AceKeys;
-import io.fabric8.kubernetes.api.model.KubernetesList;
-import io.fabric8.kubernetes.api.model.KubernetesListBuilder;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.ace.binpacker.cluster.node.NodeListLoader;
+import dev.ace.binpacker.keys.AceKeys;
+import io.fabric8.kubernetes.api.model.KubernetesList;
+import io.fabric8.kubernetes.api.model.KubernetesListBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
@@ -24,7 +24,7 @@ import java.util.Random;
  * NVLink node (all inference nodes, the bridged A100 PCIe nodes) carrying the node agent's
  * {@code ace.dev/topology} annotation, copied from the real {@code nvidia-smi topo -m} fixtures.
  * The production path then reads them back with {@link NodeListLoader} and maps them with
- * {@link dev.ace.binpacker.cluster.NodeMapper}, so interning and indexing are exercised as they
+ * {@link dev.ace.binpacker.cluster.node.NodeMapper}, so interning and indexing are exercised as they
  * are in a cluster.
  *
  * <p>{@code java -cp ... dev.ace.binpacker.bench.Inventories 12500 /tmp/nodes-12500.yaml} writes one

@@ -1,7 +1,7 @@
 package dev.ace.binpacker.bench;
 
-import dev.ace.binpacker.cluster.NodeListLoader;
-import dev.ace.binpacker.cluster.NodeMapper;
+import dev.ace.binpacker.cluster.node.NodeListLoader;
+import dev.ace.binpacker.cluster.node.NodeMapper;
 import dev.ace.binpacker.placement.Allocator;
 import dev.ace.binpacker.placement.ClusterState;
 import dev.ace.binpacker.placement.NodeConstraints;

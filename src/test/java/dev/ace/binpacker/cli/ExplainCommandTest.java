@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -83,6 +84,43 @@ class ExplainCommandTest {
         String warned = run(0, "-f", job.toString(), "--policy", "warn");
         assertTrue(warned.contains("decision:  warn: would deny: 3 GPUs batch job would fracture"), warned);
         assertFalse(warned.contains("warning:   request 2, 4 or 8 GPUs"), "the decision line already says it:\n" + warned);
+    }
+
+    /** An 8-GPU training Job: pool inference takes it as an aligned block while the reserve of free 8-GPU domains lasts. */
+    static final String EIGHT_GPU_JOB = """
+            apiVersion: batch/v1
+            kind: Job
+            metadata: {name: ft8, namespace: research}
+            spec:
+              template:
+                spec:
+                  restartPolicy: Never
+                  containers:
+                  - name: t
+                    image: nvcr.io/nvidia/pytorch:24.05-py3
+                    command: [torchrun, --nproc-per-node, "8", train.py]
+                    resources: {limits: {nvidia.com/gpu: 8}}
+            """;
+
+    @Test
+    void explain_decides_with_the_configured_settings_not_the_defaults(@TempDir Path dir) throws Exception {
+        Path job = dir.resolve("job.yaml");
+        Files.writeString(job, EIGHT_GPU_JOB);
+        Run byDefault = explain(job, Map.of());
+        assertEquals(0, byDefault.code(), byDefault.out() + byDefault.err());
+        assertTrue(byDefault.out().contains("decision:  reserved"), byDefault.out());
+        // The demo inventory has three free 8-GPU domains: a reserve of 3 leaves no room for an 8-GPU batch job there.
+        Run reserved = explain(job, Map.of("ace.policy.reserve-free8-cliques", "3"));
+        assertEquals(3, reserved.code(), reserved.out() + reserved.err());
+        assertTrue(reserved.out().contains("below the reserve of 3 kept for TP 8"), reserved.out());
+    }
+
+    private static Run explain(Path file, Map<String, String> settings) throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = new ExplainCommand(new ByteArrayInputStream(new byte[0]), settings).run(new String[] {"-f", file.toString()},
+                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
 
     @Test

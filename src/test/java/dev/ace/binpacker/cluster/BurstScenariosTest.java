@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ace.binpacker.admission.PendingCap;
+import dev.ace.binpacker.cluster.controller.ReconcilerConfig;
 import dev.ace.binpacker.placement.Reservation;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.HashSet;

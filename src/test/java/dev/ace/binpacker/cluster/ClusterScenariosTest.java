@@ -8,8 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ace.binpacker.admission.GateRelease;
 import dev.ace.binpacker.admission.ReservationJson;
+import dev.ace.binpacker.cluster.controller.PinRepair;
+import dev.ace.binpacker.cluster.view.ClusterWatch;
 import dev.ace.binpacker.placement.Reservation;
-import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.keys.AceKeys;
 import dev.ace.binpacker.workload.Pods;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;

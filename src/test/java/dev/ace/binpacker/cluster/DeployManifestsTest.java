@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
+import dev.ace.binpacker.cluster.controller.GroupStatus;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

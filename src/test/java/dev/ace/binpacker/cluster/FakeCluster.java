@@ -6,6 +6,10 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.flipkart.zjsonpatch.JsonPatch;
 import com.flipkart.zjsonpatch.JsonPatchApplicationException;
 import dev.ace.binpacker.admission.Json;
+import dev.ace.binpacker.cluster.ledger.LedgerDoc;
+import dev.ace.binpacker.cluster.ledger.LedgerStore;
+import dev.ace.binpacker.cluster.pod.PodApi;
+import dev.ace.binpacker.cluster.pod.PodFacts;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Instant;
@@ -27,13 +31,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * watch events queued per replica and delivered only when the test says so. Faults are armed by the
  * test. Single-threaded by design: the soak drives it step by step.
  */
-final class FakeCluster {
+public final class FakeCluster {
     final ObjectMapper json = Json.newMapper();
     final AtomicLong clock = new AtomicLong(1_000_000);
     final Faults faults = new Faults();
     final Map<String, Node> nodes = new TreeMap<>();
     final Map<String, Pod> pods = new LinkedHashMap<>();
-    final Map<String, LedgerDoc> docs = new TreeMap<>();
+    public final Map<String, LedgerDoc> docs = new TreeMap<>();
     final List<String> events = new ArrayList<>();
     final List<String> deletedByAce = new ArrayList<>();
     int gateReleases;
@@ -41,7 +45,7 @@ final class FakeCluster {
     private final Random rnd;
     private long rv;
 
-    FakeCluster(long seed) { this.rnd = new Random(seed); }
+    public FakeCluster(long seed) { this.rnd = new Random(seed); }
 
     /** What the test has armed: the next matching calls fail. */
     static final class Faults {
@@ -132,7 +136,7 @@ final class FakeCluster {
 
     // ---- ledger objects -------------------------------------------------------------------------------------
 
-    final LedgerStore ledger = new LedgerStore() {
+    public final LedgerStore ledger = new LedgerStore() {
         @Override
         public Optional<LedgerDoc> get(String node) { return Optional.ofNullable(docs.get(node)); }
 

@@ -1,6 +1,8 @@
 package dev.ace.binpacker.cluster;
 
-import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.cluster.node.NodeShape;
+import dev.ace.binpacker.cluster.view.LocalView;
+import dev.ace.binpacker.keys.AceKeys;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeSelectorRequirement;
 import io.fabric8.kubernetes.api.model.NodeSelectorTerm;
@@ -53,7 +55,7 @@ final class FakeScheduler {
             if ("Succeeded".equals(phase) || "Failed".equals(phase)) continue;
             used += dev.ace.binpacker.workload.GpuCount.held(p.getSpec());
         }
-        return LocalView.allocatable(n) - used;
+        return NodeShape.allocatableGpus(n) - used;
     }
 
     static boolean allows(Pod p, Node n) {

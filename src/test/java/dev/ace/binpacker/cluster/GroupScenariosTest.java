@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ace.binpacker.admission.GateRelease;
+import dev.ace.binpacker.cluster.controller.CrdGroupStatusStore;
 import dev.ace.binpacker.placement.NodeConstraints;
 import dev.ace.binpacker.placement.PlacementRequest;
 import dev.ace.binpacker.placement.Pool;

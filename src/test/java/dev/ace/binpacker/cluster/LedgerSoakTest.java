@@ -1,12 +1,16 @@
 package dev.ace.binpacker.cluster;
 
+import dev.ace.binpacker.cluster.node.NodeShape;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.ace.binpacker.admission.ReservationJson;
+import dev.ace.binpacker.cluster.ledger.LedgerDoc;
+import dev.ace.binpacker.cluster.pod.PodFacts;
+import dev.ace.binpacker.cluster.view.LocalView;
 import dev.ace.binpacker.placement.Reservation;
-import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.keys.AceKeys;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.HashMap;
@@ -108,7 +112,7 @@ class LedgerSoakTest {
         pinnedSince.keySet().retainAll(stillPinned);
         for (Node n : c.nodes.values()) {
             String name = n.getMetadata().getName();
-            int allocatable = LocalView.allocatable(n);
+            int allocatable = NodeShape.allocatableGpus(n);
             assertTrue(requested.getOrDefault(name, 0) <= allocatable, "the scheduler over-filled " + name);
             LedgerDoc doc = c.docs.get(name);
             if (doc == null) continue;
@@ -170,7 +174,7 @@ class LedgerSoakTest {
             assertEquals(0, r.pending.size(), r.name + " still queues pods");
             for (Node n : s.c.nodes.values()) {
                 int i = r.allocator.state().indexOf(n.getMetadata().getName());
-                assertEquals(LocalView.allocatable(n), Long.bitCount(r.allocator.state().freeMask(i)),
+                assertEquals(NodeShape.allocatableGpus(n), Long.bitCount(r.allocator.state().freeMask(i)),
                         r.name + " does not see all of " + n.getMetadata().getName() + " free");
             }
         }

@@ -2,7 +2,12 @@ package dev.ace.binpacker.cluster;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ace.binpacker.admission.Json;
-import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.cluster.ledger.CrdLedgerStore;
+import dev.ace.binpacker.cluster.ledger.LedgerCodec;
+import dev.ace.binpacker.cluster.ledger.LedgerDoc;
+import dev.ace.binpacker.cluster.report.NodeReportJson;
+import dev.ace.binpacker.cluster.report.NodeReportStore;
+import dev.ace.binpacker.keys.AceKeys;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Node;
@@ -28,7 +33,7 @@ import java.util.function.BooleanSupplier;
  * kube-scheduler that binds pods ({@link #schedule}), kubelets that finish and fail pods, and the
  * ACE replicas under test, each with its own client, informers and Lease campaign.
  */
-final class MockCluster implements AutoCloseable {
+public final class MockCluster implements AutoCloseable {
     final ObjectMapper json = Json.newMapper();
     final RealisticDispatcher api = new RealisticDispatcher(json);
     final KubernetesMockServer server = new KubernetesMockServer(new Context(Serialization.jsonMapper()), new MockWebServer(),
@@ -141,7 +146,7 @@ final class MockCluster implements AutoCloseable {
         return ledgerObjects().stream().map(codec::read).toList();
     }
 
-    static void eventually(BooleanSupplier condition, String what) {
+    public static void eventually(BooleanSupplier condition, String what) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) throw new AssertionError("never happened: " + what);

@@ -3,6 +3,7 @@ package dev.ace.binpacker.cluster;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.ace.binpacker.admission.NamespaceMode;
+import dev.ace.binpacker.cluster.view.NamespaceWatch;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import org.junit.jupiter.api.Test;
 

@@ -9,11 +9,12 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ace.binpacker.admission.GateRelease;
+import dev.ace.binpacker.cluster.view.NodeUsage;
 import dev.ace.binpacker.placement.Reservation;
 import dev.ace.binpacker.topology.GpuBoard;
 import dev.ace.binpacker.topology.TopologyManagerPolicy;
 import dev.ace.binpacker.truth.NodeReport;
-import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.keys.AceKeys;
 import dev.ace.binpacker.workload.Pods;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;

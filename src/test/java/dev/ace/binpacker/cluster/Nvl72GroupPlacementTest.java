@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.ace.binpacker.cluster.node.NodeListLoader;
+import dev.ace.binpacker.cluster.node.NodeMapper;
 import dev.ace.binpacker.placement.Allocator;
 import dev.ace.binpacker.placement.ClusterState;
 import dev.ace.binpacker.placement.NodeConstraints;
@@ -15,7 +17,7 @@ import dev.ace.binpacker.placement.WorkloadClass;
 import dev.ace.binpacker.placement.group.GroupOutcome;
 import dev.ace.binpacker.placement.group.GroupPlacer;
 import dev.ace.binpacker.placement.group.GroupRequest;
-import dev.ace.binpacker.workload.group.GroupKeys;
+import dev.ace.binpacker.keys.GroupKeys;
 import io.fabric8.kubernetes.api.model.Node;
 import java.nio.file.Path;
 import java.util.ArrayList;

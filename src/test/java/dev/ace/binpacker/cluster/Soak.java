@@ -1,7 +1,8 @@
 package dev.ace.binpacker.cluster;
 
 import dev.ace.binpacker.admission.NamespaceMode;
-import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.cluster.controller.ReconcilerConfig;
+import dev.ace.binpacker.keys.AceKeys;
 import dev.ace.binpacker.workload.Pods;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;

@@ -1,5 +1,9 @@
 package dev.ace.binpacker.cluster;
 
+import dev.ace.binpacker.cluster.node.NodeMapper;
+import dev.ace.binpacker.cluster.node.NodeShape;
+import dev.ace.binpacker.cluster.report.NodeReportStore;
+import dev.ace.binpacker.cluster.view.LocalView;
 import dev.ace.binpacker.topology.GpuBoard;
 import dev.ace.binpacker.topology.TopologyManagerPolicy;
 import dev.ace.binpacker.truth.NodeReport;
@@ -47,7 +51,7 @@ final class SoakKubelet {
             String name = n.getMetadata().getName();
             GpuBoard board = mapper.map(n).board();
             if (board == null) continue;
-            long healthy = lowest(board.allGpus(), Math.min(LocalView.allocatable(n), board.gpuCount()));
+            long healthy = lowest(board.allGpus(), Math.min(NodeShape.allocatableGpus(n), board.gpuCount()));
             Map<String, Long> held = devices.computeIfAbsent(name, k -> new LinkedHashMap<>());
             held.keySet().removeIf(uid -> !holds(c.pods.get(uid), name));
             long used = 0;

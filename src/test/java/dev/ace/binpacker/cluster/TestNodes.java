@@ -1,16 +1,17 @@
 package dev.ace.binpacker.cluster;
 
-import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.cluster.node.NodeListLoader;
+import dev.ace.binpacker.keys.AceKeys;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeStatus;
 import io.fabric8.kubernetes.api.model.Quantity;
 import java.util.Map;
 
 /** Demo inventory nodes as a real cluster shows them: with the allocatable GPUs the device plugin registered. */
-final class TestNodes {
+public final class TestNodes {
     private TestNodes() {}
 
-    static Node node(String name, int allocatable) {
+    public static Node node(String name, int allocatable) {
         try {
             Node n = NodeListLoader.demo().stream().filter(x -> x.getMetadata().getName().equals(name)).findFirst()
                     .orElseThrow(() -> new IllegalArgumentException("no demo node " + name));

@@ -1,5 +1,8 @@
 package dev.ace.binpacker.cluster;
 
+import dev.ace.binpacker.cluster.ledger.LedgerDoc;
+import dev.ace.binpacker.cluster.pod.PodFacts;
+import dev.ace.binpacker.cluster.view.LocalView;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.ArrayDeque;

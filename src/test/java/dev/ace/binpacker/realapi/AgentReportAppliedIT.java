@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.ace.binpacker.cluster.FakeKubelet;
-import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.cluster.agent.FakeKubelet;
+import dev.ace.binpacker.keys.AceKeys;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import java.nio.charset.StandardCharsets;
@@ -80,7 +80,7 @@ class AgentReportAppliedIT {
             var annotations = c.admin().nodes().withName(node).get().getMetadata().getAnnotations();
             assertFalse(annotations.containsKey(AceKeys.GPU_ALLOCATION), "the report is not on the Node");
             assertNotNull(annotations.get(AceKeys.TOPOLOGY), "the measured matrix is on the Node");
-            var report = new dev.ace.binpacker.cluster.NodeReportStore(c.admin()).get(node).flatMap(dev.ace.binpacker.cluster.NodeReportStore::read)
+            var report = new dev.ace.binpacker.cluster.report.NodeReportStore(c.admin()).get(node).flatMap(dev.ace.binpacker.cluster.report.NodeReportStore::read)
                     .orElseThrow(() -> new AssertionError("no GpuNodeReport for " + node));
             assertEquals(1, report.generation());
             final List<Integer> expected = given;
@@ -93,11 +93,11 @@ class AgentReportAppliedIT {
             c.admin().pods().inNamespace(AceInstall.NAMESPACE).withName("ace-agent-" + node).withGracePeriod(0).delete();
             c.admin().pods().inNamespace(ns.name()).withGracePeriod(0).delete();
             c.admin().nodes().withName(node).delete();
-            new dev.ace.binpacker.cluster.NodeReportStore(c.admin()).objects().withName(node).delete();
+            new dev.ace.binpacker.cluster.report.NodeReportStore(c.admin()).objects().withName(node).delete();
         }
     }
 
     private Path nvidiaSmi(String queryRows, String listText) throws Exception {
-        return dev.ace.binpacker.cluster.FakeNvidiaSmi.write(dir, queryRows, listText, Path.of("tests/fixtures/topology/h100-sxm-8gpu-stas00.txt"), false);
+        return dev.ace.binpacker.cluster.agent.FakeNvidiaSmi.write(dir, queryRows, listText, Path.of("tests/fixtures/topology/h100-sxm-8gpu-stas00.txt"), false);
     }
 }

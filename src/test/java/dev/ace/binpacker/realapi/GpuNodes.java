@@ -1,7 +1,7 @@
 package dev.ace.binpacker.realapi;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.ace.binpacker.cluster.NodeListLoader;
+import dev.ace.binpacker.cluster.node.NodeListLoader;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.NodeCondition;

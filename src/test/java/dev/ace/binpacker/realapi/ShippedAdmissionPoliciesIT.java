@@ -4,7 +4,7 @@ import static dev.ace.binpacker.realapi.Refusals.refused;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.keys.AceKeys;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -96,11 +96,11 @@ class ShippedAdmissionPoliciesIT {
         var report = new dev.ace.binpacker.truth.NodeReport(1, "2026-12-01T00:00:00Z", dev.ace.binpacker.topology.TopologyManagerPolicy.NONE,
                 4, 0xfL, List.of(), List.of());
         try (KubernetesClient agent = NodeAgents.clientOn(c, own)) {
-            var store = new dev.ace.binpacker.cluster.NodeReportStore(agent);
+            var store = new dev.ace.binpacker.cluster.report.NodeReportStore(agent);
             store.create(own, report);
             store.replace(own, report.withGeneration(2, "2026-12-01T00:00:10Z"));
-            assertEquals(2L, new dev.ace.binpacker.cluster.NodeReportStore(c.admin()).get(own)
-                    .flatMap(dev.ace.binpacker.cluster.NodeReportStore::read).orElseThrow().generation());
+            assertEquals(2L, new dev.ace.binpacker.cluster.report.NodeReportStore(c.admin()).get(own)
+                    .flatMap(dev.ace.binpacker.cluster.report.NodeReportStore::read).orElseThrow().generation());
             refused(403, "may only write the GpuNodeReport of its own node, not " + other, () -> store.create(other, report));
             // The object named after its node, but spec.node naming another: refused too.
             refused(403, "may only write the GpuNodeReport of its own node", () -> agent.genericKubernetesResources("ace.dev/v1alpha1", "GpuNodeReport")
@@ -111,10 +111,10 @@ class ShippedAdmissionPoliciesIT {
         String suffix = UUID.randomUUID().toString().substring(0, 6);
         c.admin().rbac().roles().inNamespace("default").list(); // warm the client; the tenant below has no cluster-scoped rights
         try (KubernetesClient tenant = c.controlPlane().userClient("tenant-" + suffix)) {
-            refused(403, "forbidden", () -> new dev.ace.binpacker.cluster.NodeReportStore(tenant).create(other, report));
-            refused(403, "forbidden", () -> new dev.ace.binpacker.cluster.NodeReportStore(tenant).replace(own, report.withGeneration(99, null)));
+            refused(403, "forbidden", () -> new dev.ace.binpacker.cluster.report.NodeReportStore(tenant).create(other, report));
+            refused(403, "forbidden", () -> new dev.ace.binpacker.cluster.report.NodeReportStore(tenant).replace(own, report.withGeneration(99, null)));
         }
-        new dev.ace.binpacker.cluster.NodeReportStore(c.admin()).objects().withName(own).delete();
+        new dev.ace.binpacker.cluster.report.NodeReportStore(c.admin()).objects().withName(own).delete();
         c.admin().nodes().withName(own).delete();
     }
 

@@ -10,7 +10,7 @@ import dev.ace.binpacker.admission.PendingDemand;
 import dev.ace.binpacker.cluster.ClusterBootstrap;
 import dev.ace.binpacker.cluster.Fleet;
 import dev.ace.binpacker.placement.Reservation;
-import dev.ace.binpacker.workload.AceKeys;
+import dev.ace.binpacker.keys.AceKeys;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;

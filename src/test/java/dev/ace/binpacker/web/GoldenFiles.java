@@ -31,7 +31,7 @@ public final class GoldenFiles {
             o.fieldNames().forEachRemaining(names::add);
             for (String k : names) {
                 JsonNode v = o.get(k);
-                if (v.isTextual() && (k.equals(dev.ace.binpacker.workload.AceKeys.RESERVATION) || isReservationOp(o, k))) o.put(k, scrubbed(v.asText()));
+                if (v.isTextual() && (k.equals(dev.ace.binpacker.keys.AceKeys.RESERVATION) || isReservationOp(o, k))) o.put(k, scrubbed(v.asText()));
                 else scrub(v);
             }
         } else if (n.isArray()) {
@@ -40,7 +40,7 @@ public final class GoldenFiles {
     }
 
     private static boolean isReservationOp(com.fasterxml.jackson.databind.node.ObjectNode op, String field) {
-        return field.equals("value") && op.path("path").asText().endsWith(dev.ace.binpacker.admission.JsonPatch.escape(dev.ace.binpacker.workload.AceKeys.RESERVATION));
+        return field.equals("value") && op.path("path").asText().endsWith(dev.ace.binpacker.admission.JsonPatch.escape(dev.ace.binpacker.keys.AceKeys.RESERVATION));
     }
 
     private static String scrubbed(String json) {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.ace.binpacker.keys.AceKeys;
 import dev.ace.binpacker.placement.WorkloadClass;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.ace.binpacker.keys.AceKeys;
 import dev.ace.binpacker.placement.LabelRequirement;
 import dev.ace.binpacker.placement.NodeConstraints;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;

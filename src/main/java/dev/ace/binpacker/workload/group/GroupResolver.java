@@ -1,5 +1,6 @@
 package dev.ace.binpacker.workload.group;
 
+import dev.ace.binpacker.keys.GroupKeys;
 import dev.ace.binpacker.workload.InvalidPodException;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.Map;
@@ -40,7 +41,7 @@ public final class GroupResolver {
 
         String ace = first(labels, ann, GroupKeys.GROUP);
         if (ace != null) {
-            if (override == null) return new GroupMembership.Unsized("ace.dev/group", ace, "set " + GroupKeys.GROUP_SIZE);
+            if (override == null) return new GroupMembership.Unsized(GroupKeys.GROUP, ace, "set " + GroupKeys.GROUP_SIZE);
             return member(ns, ace, override, ordinal(podName), GroupIdentity.Source.ACE, topology);
         }
         Optional<String> podGroup = schedulingGroup(pod);

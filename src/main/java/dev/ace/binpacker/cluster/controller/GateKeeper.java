@@ -1,0 +1,125 @@
+package dev.ace.binpacker.cluster.controller;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ace.binpacker.admission.GateRelease;
+import dev.ace.binpacker.admission.PendingDemand;
+import dev.ace.binpacker.admission.ReservationJson;
+import dev.ace.binpacker.cluster.pod.PodApi;
+import dev.ace.binpacker.cluster.pod.PodFacts;
+import dev.ace.binpacker.cluster.view.LocalView;
+import dev.ace.binpacker.placement.Allocator;
+import dev.ace.binpacker.placement.PlacementRequest;
+import dev.ace.binpacker.placement.Reservation;
+import dev.ace.binpacker.keys.AceKeys;
+import io.fabric8.kubernetes.api.model.Pod;
+import java.util.Optional;
+import java.util.function.BooleanSupplier;
+import org.jboss.logging.Logger;
+
+/**
+ * Releases gated pods onto freed GPUs, oldest of the highest priority first: reserve (committed to
+ * the ledger object first), then patch the pod with a precondition (its UID and its gates). On a
+ * refusal the pod is read again and what is there is adopted: released by another leader, gone, or
+ * still gated. A pod leaves the queue only once its release is written; every path that does not
+ * release the pod releases exactly the entry it reserved.
+ */
+final class GateKeeper {
+    private static final Logger LOG = Logger.getLogger(GateKeeper.class);
+
+    /** What became of one release attempt. */
+    enum Result { RELEASED, GONE, TAKEN, RETRY, UNKNOWN }
+
+    private final LocalView view;
+    private final PodApi api;
+    private final ObjectMapper json;
+
+    GateKeeper(LocalView view, PodApi api, ObjectMapper json) {
+        this.view = view;
+        this.api = api;
+        this.json = json;
+    }
+
+    void pass(long wallNow, BooleanSupplier leading) {
+        PendingDemand queue = view.pending();
+        for (PendingDemand.Waiting w : queue.waiting()) {
+            if (!leading.getAsBoolean()) return;
+            if (view.groups().isGatedRank(w.id())) continue; // a rank of a group is released with its whole group (GroupKeeper)
+            Optional<PodFacts> f = view.pods().get(w.id());
+            if (f.isEmpty() || !f.get().gated() || f.get().terminal()) {
+                queue.remove(w.id());
+                continue;
+            }
+            PodFacts p = f.get();
+            PlacementRequest t = w.request();
+            PlacementRequest req = new PlacementRequest(Reservation.newId(), t.workloadClass(), t.gpus(), t.milliPerGpu(), t.tp(),
+                    t.pools(), t.constraints(), t.cpuMilli(), t.gpuModel(), new Reservation.Owner(null, p.namespace(), p.name(), p.uid()), t.needs());
+            Allocator.Outcome o;
+            try {
+                // A trial first: a waiting pod tried on every pass must not count again in the demand mix.
+                if (!view.allocator().place(req, true, wallNow).placed()) continue;
+                o = view.allocator().place(req, false, wallNow);
+            } catch (RuntimeException e) {
+                LOG.warnf("could not reserve for gated pod %s: %s", p.key(), e.getMessage());
+                continue; // nothing is reserved after a failed commit
+            }
+            if (!o.placed()) continue; // a big request that cannot fit does not block smaller ones behind it
+            Result r;
+            try {
+                r = release(p, o.reservation());
+            } catch (RuntimeException e) { // releasing our own entry failed: the mirror and the leader's next pass settle it
+                LOG.warnf("gate release of %s failed: %s", p.key(), e.getMessage());
+                continue;
+            }
+            if (r != Result.RETRY && r != Result.UNKNOWN) queue.remove(w.id());
+            if (r == Result.RELEASED) {
+                LOG.infof("released %s onto %s GPUs %s", p.key(), o.reservation().node(), java.util.Arrays.toString(o.reservation().gpus()));
+            }
+        }
+    }
+
+    Result release(PodFacts p, Reservation r) {
+        Optional<Pod> cur;
+        try {
+            cur = api.get(p.namespace(), p.name());
+        } catch (RuntimeException e) {
+            return drop(r, Result.RETRY); // nothing written yet
+        }
+        Result seen = classify(p, cur, r);
+        if (seen != null) return seen == Result.RELEASED ? seen : drop(r, seen);
+        try {
+            api.patch(p.namespace(), p.name(), GateRelease.releasePatch(cur.get(), r, json));
+            return Result.RELEASED;
+        } catch (PodApi.Refused e) {
+            LOG.debugf("gate release of %s refused (%d): %s", p.key(), e.code(), e.getMessage());
+        } catch (RuntimeException e) {
+            LOG.warnf("gate release of %s failed: %s; reading it again", p.key(), e.getMessage());
+        }
+        try {
+            Result after = classify(p, api.get(p.namespace(), p.name()), r);
+            if (after == null) return drop(r, Result.RETRY);
+            return after == Result.RELEASED ? after : drop(r, after);
+        } catch (RuntimeException e) {
+            // The write may have landed: the entry stays tied to the pod; if the pod does not carry it, the
+            // leader releases it after the grace period.
+            return Result.UNKNOWN;
+        }
+    }
+
+    /** What the pod as read says: null when it is still ours to release. */
+    private Result classify(PodFacts p, Optional<Pod> cur, Reservation r) {
+        if (cur.isEmpty() || !p.uid().equals(cur.get().getMetadata().getUid())) return Result.GONE;
+        if (r.id().equals(carried(cur.get()))) return Result.RELEASED;
+        if (!GateRelease.isGated(cur.get())) return Result.TAKEN;
+        return null;
+    }
+
+    private String carried(Pod pod) {
+        var a = pod.getMetadata().getAnnotations();
+        return a == null ? null : ReservationJson.read(json, a.get(AceKeys.RESERVATION), 0).map(Reservation::id).orElse(null);
+    }
+
+    private Result drop(Reservation r, Result result) {
+        view.allocator().release(r.id());
+        return result;
+    }
+}
