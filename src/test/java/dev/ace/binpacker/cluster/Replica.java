@@ -6,10 +6,10 @@ import com.flipkart.zjsonpatch.JsonPatch;
 import dev.ace.binpacker.admission.AdmissionEngine;
 import dev.ace.binpacker.admission.AdmissionRequest;
 import dev.ace.binpacker.admission.AdmissionResult;
+import dev.ace.binpacker.admission.DecisionLog;
 import dev.ace.binpacker.admission.NamespaceMode;
+import dev.ace.binpacker.admission.PendingCap;
 import dev.ace.binpacker.admission.PendingDemand;
-import dev.ace.binpacker.admission.PodPolicy;
-import dev.ace.binpacker.admission.PolicyConfig;
 import dev.ace.binpacker.admission.ReviewCodec;
 import dev.ace.binpacker.cluster.controller.Reconciler;
 import dev.ace.binpacker.cluster.controller.ReconcilerConfig;
@@ -59,8 +59,11 @@ final class Replica {
         v[0] = view;
         view.onLedger(shared::seen, shared::gone);
         this.reconciler = new Reconciler(view, shared, api, metrics, json, config, clock, clock);
-        this.engine = new AdmissionEngine(new PodPolicy(() -> allocator, PolicyConfig.defaults(), pending, json, false),
-                ns -> modes.getOrDefault(ns, NamespaceMode.ENFORCE), Metrics.NOOP, json, clock);
+        // Production's wiring and settings (AdmissionWiring, as ClusterBeans builds it in a cluster), with this replica's
+        // view counting which reservations' pods have arrived, as InCluster gives it to the Fleet.
+        PendingCap.Sightings seen = view::podSeen;
+        this.engine = AdmissionWiring.of(OfflineConfig.load(), new AdmissionWiring.Edge(() -> allocator, pending, json, false,
+                () -> seen, ns -> modes.getOrDefault(ns, NamespaceMode.ENFORCE), Metrics.NOOP, clock, DecisionLog.NONE)).engine();
     }
 
     /**
