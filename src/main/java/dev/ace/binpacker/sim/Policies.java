@@ -24,11 +24,12 @@ public final class Policies {
             case "device-plugin" -> new K8sPolicy(c, K8sPolicy.Mode.DEVICE_PLUGIN);
             case "hived" -> new HivedPolicy(c);
             case "ace" -> new AcePolicy(c, PackerConfig::defaults);
-            case "ace-neutral" -> new AcePolicy(c, () -> PackerConfig.defaults().withMix(DemandMix.neutral()));
+            case "ace-neutral" -> new AcePolicy(c, () -> PackerConfig.defaults().withMix(DemandMix.neutral().netOfFootprint()));
             case "ace-tp2-hgx" -> new AcePolicy(c, PackerConfig::defaults, false);
             case "ace-nofrag" -> new AcePolicy(c, () -> PackerConfig.defaults().withoutFragmentation());
             case "ace-exact" -> new AcePolicy(c, () -> PackerConfig.defaults().withFragmentation(FragmentationScorer.TP_FIRST));
-            case "ace-mix-requests" -> new AcePolicy(c, () -> PackerConfig.defaults().withMix(DemandMix.inferenceDefaultByRequest()));
+            case "ace-mix-requests" -> new AcePolicy(c, () -> PackerConfig.defaults().withMix(DemandMix.inferenceDefaultByRequest().netOfFootprint()));
+            case "ace-gross" -> new AcePolicy(c, () -> PackerConfig.defaults().withMix(DemandMix.inferenceDefault()));
             case "ace-frag-equal" -> new AcePolicy(c, () -> PackerConfig.defaults().withFragmentation(FragmentationScorer.TP_PER_GPU));
             default -> throw new IllegalArgumentException("unknown policy '" + name + "'; known: " + String.join(", ", Policy.NAMES));
         };
