@@ -87,7 +87,10 @@ public final class DemandMix {
             for (int s = 0; s < SIZES.length; s++) v += weights[s] * SIZES[s] * (k / SIZES[s]);
             footprint[k] = v * (1 + BoardScorer.ALIGNED_BONUS);
         }
-        return Math.max(0, raw - footprint[k]);
+        double beyond = raw - footprint[k];
+        // the two sides are summed in different orders: a rounding residue is no damage (the packer
+        // scales damage by 10^6, so 10^-15 would otherwise outrank a fragmentation tie)
+        return beyond < 1e-9 ? 0 : beyond;
     }
 
     /**
