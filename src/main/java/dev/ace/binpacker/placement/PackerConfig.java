@@ -33,7 +33,7 @@ public record PackerConfig(DemandMix mix, boolean poolPreferenceStrict, Fragment
     /** This configuration without fragmentation scoring: TP capacity alone (the engine before issue 10). */
     public PackerConfig withoutFragmentation() { return new PackerConfig(mix, poolPreferenceStrict, null); }
 
-    /** This configuration with another demand mix (a neutral prior, say). */
+    /** This configuration with another demand mix (a neutral prior, say); the footprint rule is the mix's ({@link DemandMix#netOfFootprint}). */
     public PackerConfig withMix(DemandMix m) { return new PackerConfig(m, poolPreferenceStrict, fragmentation); }
 
     /**
