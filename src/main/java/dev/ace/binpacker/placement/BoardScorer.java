@@ -162,7 +162,7 @@ final class BoardScorer {
             sets[k][m] = cached;
         }
         if (cached == -1) return 0;
-        damageOut[0] = dmg[k][m];
+        damageOut[0] = mix.beyondFootprint(dmg[k][m], k);
         return cached;
     }
 

@@ -20,6 +20,10 @@ public final class DemandMix {
     private double gpuMass;
     /** True: a request weighs its GPU count (the share of GPU demand); false: every request weighs one. */
     private final boolean byGpu;
+    /** True: a choice's damage is counted net of its own footprint ({@link #beyondFootprint}). */
+    private boolean net;
+    private double[] footprint = new double[0];
+    private long footprintVersion = -1;
 
     /**
      * @param prior    share of GPU demand per size in {@link #SIZES} order (normalised here)
@@ -51,6 +55,43 @@ public final class DemandMix {
     }
 
     public static DemandMix frozen(double[] prior) { return new DemandMix(prior, 0); }
+
+    /**
+     * This mix, counting a choice's damage net of its own footprint ({@link #beyondFootprint}).
+     * Returns {@code this}; call before the mix is used.
+     */
+    public DemandMix netOfFootprint() {
+        this.net = true;
+        return this;
+    }
+
+    /** True when damage is counted net of the request's own footprint. */
+    public boolean net() { return net; }
+
+    /**
+     * The TP capacity a choice of {@code k} GPUs destroys beyond what any placement of {@code k}
+     * GPUs must use: {@code raw} less the value of a free all-to-all board of exactly {@code k}
+     * GPUs, never below 0. A 4-GPU pod that takes a whole free NVLink quad uses the quad for what
+     * it is worth and destroys nothing beyond it, like the same pod on half of a PCIe node; a lone
+     * GPU that breaks a free clique destroys the clique. Raw when the mix is not {@link #net}.
+     */
+    public double beyondFootprint(double raw, int k) {
+        if (!net) return raw;
+        if (footprintVersion != version || footprint.length == 0) {
+            footprint = new double[65];
+            footprintVersion = version;
+        }
+        if (k < 1 || k >= footprint.length) return raw;
+        if (footprint[k] == 0) {
+            double v = 0;
+            for (int s = 0; s < SIZES.length; s++) v += weights[s] * SIZES[s] * (k / SIZES[s]);
+            footprint[k] = v * (1 + BoardScorer.ALIGNED_BONUS);
+        }
+        double beyond = raw - footprint[k];
+        // the two sides are summed in different orders: a rounding residue is no damage (the packer
+        // scales damage by 10^6, so 10^-15 would otherwise outrank a fragmentation tie)
+        return beyond < 1e-9 ? 0 : beyond;
+    }
 
     /**
      * No opinion: every block size an 8-GPU board holds (1, 2, 4, 8) weighed alike, learning at the

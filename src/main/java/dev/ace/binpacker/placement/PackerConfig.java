@@ -33,11 +33,15 @@ public record PackerConfig(DemandMix mix, boolean poolPreferenceStrict, Fragment
     /** This configuration without fragmentation scoring: TP capacity alone (the engine before issue 10). */
     public PackerConfig withoutFragmentation() { return new PackerConfig(mix, poolPreferenceStrict, null); }
 
-    /** This configuration with another demand mix (a neutral prior, say). */
+    /** This configuration with another demand mix (a neutral prior, say); the footprint rule is the mix's ({@link DemandMix#netOfFootprint}). */
     public PackerConfig withMix(DemandMix m) { return new PackerConfig(m, poolPreferenceStrict, fragmentation); }
 
-    /** What the webhook runs ({@code cluster.Fleet}) and the simulator's {@code ace} row measures. */
-    public static PackerConfig defaults() { return new PackerConfig(DemandMix.inferenceDefault(), true).withFragmentation(); }
+    /**
+     * What the webhook runs ({@code cluster.Fleet}) and the simulator's {@code ace} row measures:
+     * the inference prior, learned by GPU, a choice's TP damage counted net of its own footprint
+     * ({@link DemandMix#beyondFootprint}), fragmentation below it ({@link #withFragmentation()}).
+     */
+    public static PackerConfig defaults() { return new PackerConfig(DemandMix.inferenceDefault().netOfFootprint(), true).withFragmentation(); }
 
     public static PackerConfig frozen(double[] prior) { return new PackerConfig(DemandMix.frozen(prior), true); }
 }

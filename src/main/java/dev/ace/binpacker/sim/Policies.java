@@ -27,10 +27,19 @@ public final class Policies {
             case "ace-neutral" -> new AcePolicy(c, () -> PackerConfig.defaults().withMix(DemandMix.neutral()));
             case "ace-tp2-hgx" -> new AcePolicy(c, PackerConfig::defaults, false);
             case "ace-nofrag" -> new AcePolicy(c, () -> PackerConfig.defaults().withoutFragmentation());
-            case "ace-exact" -> new AcePolicy(c, () -> PackerConfig.defaults().withFragmentation(FragmentationScorer.TP_FIRST));
+            case "ace-exact" -> new AcePolicy(c, () -> gross().withFragmentation(FragmentationScorer.TP_FIRST));
             case "ace-mix-requests" -> new AcePolicy(c, () -> PackerConfig.defaults().withMix(DemandMix.inferenceDefaultByRequest()));
-            case "ace-frag-equal" -> new AcePolicy(c, () -> PackerConfig.defaults().withFragmentation(FragmentationScorer.TP_PER_GPU));
+            case "ace-gross" -> new AcePolicy(c, Policies::gross);
+            case "ace-frag-equal" -> new AcePolicy(c, () -> gross().withFragmentation(FragmentationScorer.TP_PER_GPU));
             default -> throw new IllegalArgumentException("unknown policy '" + name + "'; known: " + String.join(", ", Policy.NAMES));
         };
     }
+
+    /**
+     * The webhook's engine with TP damage counted gross, not net of the request's own footprint
+     * (the engine before that rule): the {@code ace-gross} row, and the base of the older variants
+     * ({@code ace-neutral}, {@code ace-exact}, {@code ace-mix-requests}, {@code ace-frag-equal}), so
+     * each still differs from {@code ace-gross} in one thing and their published rows stay true.
+     */
+    static PackerConfig gross() { return PackerConfig.defaults().withMix(DemandMix.inferenceDefault()); }
 }

@@ -37,6 +37,11 @@ final class Boards {
         return build("NVSwitch x" + n, n, (i, j) -> Link.nvlink(bonds));
     }
 
+    /** PCIe only: pairs under one switch, halves on one socket each (no NVLink, no clique beyond a GPU). */
+    static GpuBoard pcie(int n) {
+        return build("PCIe x" + n, n, (i, j) -> Link.of(i / 2 == j / 2 ? LinkKind.PIX : (i < n / 2) == (j < n / 2) ? LinkKind.NODE : LinkKind.SYS));
+    }
+
     interface LinkFn { Link between(int i, int j); }
 
     private static GpuBoard build(String name, int n, LinkFn links) {

@@ -49,4 +49,15 @@ class DemandMixTest {
         assertEquals(8.0 / 9, byGpu.weight(DemandMix.slotOf(8)), 0.03, byGpu.toString());
         assertEquals(0.5, byRequest.weight(DemandMix.slotOf(8)), 0.03, byRequest.toString());
     }
+
+    @Test
+    @DisplayName("Net of its footprint, a choice costs only the capacity it destroys beyond a free all-to-all board of its own size")
+    void netOfFootprint() {
+        DemandMix mix = DemandMix.frozen(new double[]{0.25, 0.25, 0.25, 0.25, 0, 0, 0}).netOfFootprint();
+        double quad = 1.25 * (0.26 * 4 + 0.26 * 2 * 2 + 0.26 * 4);  // 4 singles, 2 pairs, 1 quad (weights on the 2 % grid)
+        assertEquals(0, mix.beyondFootprint(quad, 4), 1e-9);
+        assertEquals(0, mix.beyondFootprint(1.25 * 0.26 * 4, 4), 1e-9, "less than the footprint (a PCIe half) is never negative");
+        assertEquals(1.0, mix.beyondFootprint(1.25 * 0.26 + 1.0, 1), 1e-9, "a lone GPU pays for what it breaks beyond itself");
+        assertEquals(7.0, DemandMix.frozen(new double[]{1, 0, 0, 0, 0, 0, 0}).beyondFootprint(7.0, 1), 1e-9, "gross unless asked");
+    }
 }
