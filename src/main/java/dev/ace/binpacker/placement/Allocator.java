@@ -28,6 +28,7 @@ public final class Allocator {
     private final Packer packer;
     private final Ledger ledger;
     private final ReservationStore store;
+    private final Earmarks earmarks;
     private final Object lock = new Object();
     private final AtomicLong conflicts = new AtomicLong();
     private final StoreMirror mirror = new StoreMirror();
@@ -45,9 +46,46 @@ public final class Allocator {
     }
 
     public Allocator(ClusterState state, PackerConfig config, ReservationStore store) {
+        this(state, config, store, DEFAULT_EARMARKS);
+    }
+
+    /** As the webhook runs it, with another earmark rule for waiting TP replicas ({@link Earmarks}). */
+    public Allocator(ClusterState state, PackerConfig config, ReservationStore store, Earmarks.Rule earmarks) {
         this.packer = new Packer(state, config);
         this.ledger = new Ledger(state);
         this.store = store;
+        this.earmarks = new Earmarks(earmarks);
+    }
+
+    /** The earmark rule the webhook and the simulator's {@code ace} row run. */
+    public static final Earmarks.Rule DEFAULT_EARMARKS = Earmarks.Rule.SOFT;
+
+    /**
+     * A TP replica that did not fit waits under {@code key} (its pod's UID): the node closest to a free
+     * clique of its size is earmarked for it until it is placed through {@link #place(PlacementRequest, boolean, long, String)}
+     * or leaves the queue ({@link #waitersAre}). A key already waiting keeps its place in the queue.
+     */
+    public void awaiting(String key, PlacementRequest r) {
+        synchronized (lock) {
+            earmarks.await(key, r);
+        }
+    }
+
+    /** The replicas waiting now, oldest first: earmarks of any other key are lifted, new keys join at the back. */
+    public void waitersAre(java.util.LinkedHashMap<String, PlacementRequest> queue) {
+        synchronized (lock) {
+            earmarks.retain(queue.keySet());
+            queue.forEach(earmarks::await);
+        }
+    }
+
+    /** The node earmarked for waiter {@code key}, if any (for explanations and tests). */
+    public Optional<String> earmarkedFor(String key) {
+        synchronized (lock) {
+            earmarks.offLimits(null, ledger.state());
+            int i = earmarks.nodeOf(key);
+            return i < 0 ? Optional.empty() : Optional.of(ledger.state().node(i).name());
+        }
     }
 
     /** Decisions that lost their GPUs to another replica's entry and were made again. */
@@ -81,10 +119,17 @@ public final class Allocator {
      * the exception goes to the caller: an ambiguous write that did land is an untied entry the
      * leader expires.
      */
-    public Outcome place(PlacementRequest r, boolean dryRun, long nowMillis) {
+    public Outcome place(PlacementRequest r, boolean dryRun, long nowMillis) { return place(r, dryRun, nowMillis, null); }
+
+    /**
+     * As {@link #place(PlacementRequest, boolean, long)} for the waiting replica {@code waiter} (its
+     * key as given to {@link #awaiting}; null for any other request): it may use its own earmark and
+     * those of younger waiters, and once reserved it waits no more.
+     */
+    public Outcome place(PlacementRequest r, boolean dryRun, long nowMillis, String waiter) {
         for (int attempt = 1; ; attempt++) {
-            Outcome o = placeLocally(r, dryRun, nowMillis);
-            if (dryRun || !o.placed() || o.alreadyHeld() || store == ReservationStore.IN_MEMORY) return o;
+            Outcome o = placeLocally(r, dryRun, nowMillis, waiter);
+            if (dryRun || !o.placed() || o.alreadyHeld() || store == ReservationStore.IN_MEMORY) return placed(o, dryRun, waiter);
             List<Reservation> winners;
             try {
                 winners = store.commit(o.reservation());
@@ -92,7 +137,7 @@ public final class Allocator {
                 dropLocal(o.reservation().id());
                 throw e;
             }
-            if (winners.isEmpty()) return o;
+            if (winners.isEmpty()) return placed(o, false, waiter);
             conflicts.incrementAndGet();
             synchronized (lock) {
                 dropLocal(r.id());
@@ -107,7 +152,16 @@ public final class Allocator {
         }
     }
 
-    private Outcome placeLocally(PlacementRequest r, boolean dryRun, long nowMillis) {
+    private Outcome placed(Outcome o, boolean dryRun, String waiter) {
+        if (!dryRun && o.placed() && waiter != null) {
+            synchronized (lock) {
+                earmarks.done(waiter);
+            }
+        }
+        return o;
+    }
+
+    private Outcome placeLocally(PlacementRequest r, boolean dryRun, long nowMillis, String waiter) {
         synchronized (lock) {
             Optional<Reservation> held = ledger.get(r.id()).or(() -> ledger.forRequest(r.owner().requestUid()));
             if (held.isPresent()) {
@@ -118,7 +172,7 @@ public final class Allocator {
                         : packer.placed(idx, h.gpuMask(), 0);
                 return new Outcome(p, h, true);
             }
-            PlacementResult result = packer.decide(r);
+            PlacementResult result = packer.decide(r, earmarks.offLimits(waiter, ledger.state()), earmarks.rule() != Earmarks.Rule.STRICT);
             if (!dryRun) packer.observe(r);
             if (!(result instanceof PlacementResult.Placed p)) return new Outcome(result, null, false);
             Reservation res = new Reservation(r.id(), p.node(), p.gpuMask(), r.milliPerGpu(), r.cpuMilli(),
