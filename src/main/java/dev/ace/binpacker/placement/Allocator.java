@@ -63,7 +63,7 @@ public final class Allocator {
     /**
      * A TP replica that did not fit waits under {@code key} (its pod's UID): the node closest to a free
      * clique of its size is earmarked for it until it is placed through {@link #place(PlacementRequest, boolean, long, String)}
-     * or leaves the queue ({@link #waitersAre}). A key already waiting keeps its place in the queue.
+     * or leaves the queue ({@link #waitersAre}). A key already waiting keeps its place; a new one joins at the back.
      */
     public void awaiting(String key, PlacementRequest r) {
         synchronized (lock) {
@@ -71,11 +71,10 @@ public final class Allocator {
         }
     }
 
-    /** The replicas waiting now, oldest first: earmarks of any other key are lifted, new keys join at the back. */
+    /** The replicas waiting now, in queue order (oldest of the highest priority first): earmarks of any other key are lifted. */
     public void waitersAre(java.util.LinkedHashMap<String, PlacementRequest> queue) {
         synchronized (lock) {
-            earmarks.retain(queue.keySet());
-            queue.forEach(earmarks::await);
+            earmarks.queue(queue);
         }
     }
 

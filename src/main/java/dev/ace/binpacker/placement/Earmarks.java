@@ -2,7 +2,6 @@ package dev.ace.binpacker.placement;
 
 import dev.ace.binpacker.topology.GpuBoard;
 import java.util.BitSet;
-import java.util.Collection;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -18,7 +17,8 @@ import java.util.Set;
  * and a waiter may use the earmarks of younger waiters, not of older ones.
  *
  * <p>Under {@link Rule#SOFT} a request that fits nowhere else may still use an earmarked node
- * (nothing waits longer because of an earmark); under {@link Rule#STRICT} it does not fit. Waiters
+ * (no arrival waits because of an earmark); under {@link Rule#STRICT} it does not fit. Only the oldest
+ * waiter is earmarked ({@link #LIMIT}). Waiters
  * are registered by whoever queues them (the webhook's gate keeper, the simulator's queue) and leave
  * when placed or gone. Not thread-safe: {@link Allocator} calls it under its lock.
  */
@@ -26,8 +26,12 @@ public final class Earmarks {
     /** How hard an earmark keeps other placements off its node. */
     public enum Rule { OFF, SOFT, STRICT }
 
-    /** Waiters earmarked at most, oldest first: bounds a decision's cost on a long queue. */
-    static final int LIMIT = 16;
+    /**
+     * Waiters earmarked at once: the oldest only. Measured in protocol B (docs/benchmarks.md): one
+     * earmark cut the wait p95; an earmark for every waiter (up to 16) kept more GPUs idle and made more
+     * replicas wait than none.
+     */
+    static final int LIMIT = 1;
 
     private final Rule rule;
     private final Map<String, PlacementRequest> waiters = new LinkedHashMap<>();
@@ -50,11 +54,12 @@ public final class Earmarks {
         nodeOf.remove(key);
     }
 
-    /** Keeps only the waiters among {@code keys} (the queue as it is now). */
-    void retain(Collection<String> keys) {
-        Set<String> keep = new HashSet<>(keys);
-        waiters.keySet().retainAll(keep);
+    /** The queue as it is now, in its order (priority, then age): other waiters leave, earmarks of those that stay are kept. */
+    void queue(Map<String, PlacementRequest> queue) {
+        Set<String> keep = new HashSet<>(queue.keySet());
+        waiters.clear();
         nodeOf.keySet().retainAll(keep);
+        queue.forEach(this::await);
     }
 
     boolean isWaiting(String key) { return key != null && waiters.containsKey(key); }
