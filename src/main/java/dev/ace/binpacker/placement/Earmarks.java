@@ -78,8 +78,12 @@ public final class Earmarks {
         BitSet off = null;
         boolean older = true;
         int n = 0;
-        for (Iterator<Map.Entry<String, PlacementRequest>> it = waiters.entrySet().iterator(); it.hasNext() && n < LIMIT; n++) {
+        for (Iterator<Map.Entry<String, PlacementRequest>> it = waiters.entrySet().iterator(); it.hasNext(); n++) {
             Map.Entry<String, PlacementRequest> e = it.next();
+            if (n >= LIMIT) {
+                nodeOf.remove(e.getKey()); // moved back in the queue: no earmark
+                continue;
+            }
             if (e.getKey().equals(holder)) older = false;
             int node = choose(state, e.getValue(), nodeOf.getOrDefault(e.getKey(), -1), taken);
             if (node < 0) {
