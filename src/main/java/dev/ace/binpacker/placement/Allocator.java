@@ -28,6 +28,7 @@ public final class Allocator {
     private final Packer packer;
     private final Ledger ledger;
     private final ReservationStore store;
+    private final Earmarks earmarks;
     private final Object lock = new Object();
     private final AtomicLong conflicts = new AtomicLong();
     private final StoreMirror mirror = new StoreMirror();
@@ -45,9 +46,45 @@ public final class Allocator {
     }
 
     public Allocator(ClusterState state, PackerConfig config, ReservationStore store) {
+        this(state, config, store, DEFAULT_EARMARKS);
+    }
+
+    /** As the webhook runs it, with another earmark rule for waiting TP replicas ({@link Earmarks}). */
+    public Allocator(ClusterState state, PackerConfig config, ReservationStore store, Earmarks.Rule earmarks) {
         this.packer = new Packer(state, config);
         this.ledger = new Ledger(state);
         this.store = store;
+        this.earmarks = new Earmarks(earmarks);
+    }
+
+    /** The earmark rule the webhook and the simulator's {@code ace} row run. */
+    public static final Earmarks.Rule DEFAULT_EARMARKS = Earmarks.Rule.SOFT;
+
+    /**
+     * A TP replica that did not fit waits under {@code key} (its pod's UID): the node closest to a free
+     * clique of its size is earmarked for it until it is placed through {@link #place(PlacementRequest, boolean, long, String)}
+     * or leaves the queue ({@link #waitersAre}). A key already waiting keeps its place; a new one joins at the back.
+     */
+    public void awaiting(String key, PlacementRequest r) {
+        synchronized (lock) {
+            earmarks.await(key, r);
+        }
+    }
+
+    /** The replicas waiting now, in queue order (oldest of the highest priority first): earmarks of any other key are lifted. */
+    public void waitersAre(java.util.LinkedHashMap<String, PlacementRequest> queue) {
+        synchronized (lock) {
+            earmarks.queue(queue);
+        }
+    }
+
+    /** The node earmarked for waiter {@code key}, if any (for explanations and tests). */
+    public Optional<String> earmarkedFor(String key) {
+        synchronized (lock) {
+            earmarks.offLimits(null, ledger.state());
+            int i = earmarks.nodeOf(key);
+            return i < 0 ? Optional.empty() : Optional.of(ledger.state().node(i).name());
+        }
     }
 
     /** Decisions that lost their GPUs to another replica's entry and were made again. */
@@ -82,7 +119,16 @@ public final class Allocator {
      * leader expires.
      */
     public Outcome place(PlacementRequest r, boolean dryRun, long nowMillis) {
-        return place(r, dryRun, nowMillis, (al, p) -> Optional.empty()).outcome();
+        return place(r, dryRun, nowMillis, (String) null);
+    }
+
+    /**
+     * As {@link #place(PlacementRequest, boolean, long)} for the waiting replica {@code waiter} (its
+     * key as given to {@link #awaiting}; null for any other request): it may use its own earmark and
+     * those of younger waiters, and once reserved it waits no more.
+     */
+    public Outcome place(PlacementRequest r, boolean dryRun, long nowMillis, String waiter) {
+        return place(r, dryRun, nowMillis, waiter, (al, p) -> Optional.empty()).outcome();
     }
 
     /** A placement a policy's check may have vetoed: {@code veto} present and {@code outcome} null, or the outcome. */
@@ -94,19 +140,24 @@ public final class Allocator {
         Optional<V> veto(Allocator allocator, PlacementResult.Placed decided);
     }
 
-    /**
-     * As {@link #place(PlacementRequest, boolean, long)}, with {@code check} judging the packer's decision under the
-     * same lock hold, before it is reserved: the policy's questions about the fleet and the decision are answered on
-     * one snapshot, and the decision is made once. A veto reserves nothing and teaches the demand mix nothing. A
-     * request that already holds its reservation is not checked again (it passed when it was made); after a lost
-     * commit race the check judges the new decision.
-     */
+    /** As {@link #place(PlacementRequest, boolean, long, String, Check)} for a request that waits for nothing. */
     public <V> Checked<V> place(PlacementRequest r, boolean dryRun, long nowMillis, Check<V> check) {
+        return place(r, dryRun, nowMillis, null, check);
+    }
+
+    /**
+     * As {@link #place(PlacementRequest, boolean, long, String)}, with {@code check} judging the packer's decision
+     * under the same lock hold, before it is reserved: the policy's questions about the fleet and the decision are
+     * answered on one snapshot, and the decision is made once. A veto reserves nothing and teaches the demand mix
+     * nothing. A request that already holds its reservation is not checked again (it passed when it was made); after
+     * a lost commit race the check judges the new decision.
+     */
+    public <V> Checked<V> place(PlacementRequest r, boolean dryRun, long nowMillis, String waiter, Check<V> check) {
         for (int attempt = 1; ; attempt++) {
-            Checked<V> c = placeLocally(r, dryRun, nowMillis, check);
+            Checked<V> c = placeLocally(r, dryRun, nowMillis, waiter, check);
             if (c.veto().isPresent()) return c;
             Outcome o = c.outcome();
-            if (dryRun || !o.placed() || o.alreadyHeld() || store == ReservationStore.IN_MEMORY) return c;
+            if (dryRun || !o.placed() || o.alreadyHeld() || store == ReservationStore.IN_MEMORY) return placed(c, dryRun, waiter);
             List<Reservation> winners;
             try {
                 winners = store.commit(o.reservation());
@@ -114,7 +165,7 @@ public final class Allocator {
                 dropLocal(o.reservation().id());
                 throw e;
             }
-            if (winners.isEmpty()) return c;
+            if (winners.isEmpty()) return placed(c, false, waiter);
             conflicts.incrementAndGet();
             synchronized (lock) {
                 dropLocal(r.id());
@@ -129,7 +180,16 @@ public final class Allocator {
         }
     }
 
-    private <V> Checked<V> placeLocally(PlacementRequest r, boolean dryRun, long nowMillis, Check<V> check) {
+    private <V> Checked<V> placed(Checked<V> c, boolean dryRun, String waiter) {
+        if (!dryRun && c.outcome().placed() && waiter != null) {
+            synchronized (lock) {
+                earmarks.done(waiter);
+            }
+        }
+        return c;
+    }
+
+    private <V> Checked<V> placeLocally(PlacementRequest r, boolean dryRun, long nowMillis, String waiter, Check<V> check) {
         synchronized (lock) {
             Optional<Reservation> held = ledger.get(r.id()).or(() -> ledger.forRequest(r.owner().requestUid()));
             if (held.isPresent()) {
@@ -140,7 +200,7 @@ public final class Allocator {
                         : packer.placed(idx, h.gpuMask(), 0);
                 return new Checked<>(Optional.empty(), new Outcome(p, h, true));
             }
-            PlacementResult result = packer.decide(r);
+            PlacementResult result = packer.decide(r, earmarks.offLimits(waiter, ledger.state()), earmarks.rule() != Earmarks.Rule.STRICT);
             if (result instanceof PlacementResult.Placed decided) {
                 Optional<V> veto = check.veto(this, decided);
                 if (veto.isPresent()) return new Checked<>(veto, null);

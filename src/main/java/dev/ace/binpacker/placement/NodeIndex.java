@@ -38,6 +38,8 @@ final class NodeIndex implements ClusterState.Listener {
     private long[] maskOf = new long[16];
     private NodeInfo[] infoOf = new NodeInfo[16];
     private boolean[] sharedOf = new boolean[16];
+    /** Nodes earmarked for older waiters during one decision ({@link Earmarks}); null = none. */
+    private BitSet offLimits;
 
     NodeIndex(ClusterState state) {
         this.state = state;
@@ -49,6 +51,9 @@ final class NodeIndex implements ClusterState.Listener {
     }
 
     List<IndexGroup> groups() { return groups; }
+
+    /** Nodes {@link #best} must skip for the decision under way (earmarks of waiting replicas); null = none. */
+    void offLimits(BitSet nodes) { this.offLimits = nodes; }
 
     /** The scorer of a board some live node has (created on first use). */
     BoardScorer scorer(GpuBoard board) { return scorers.computeIfAbsent(board, BoardScorer::new); }
@@ -293,6 +298,10 @@ final class NodeIndex implements ClusterState.Listener {
     /** As {@link #firstAllowed(IndexGroup, int, PlacementRequest)}; with {@code checkFit == false} the pod's own constraints only. */
     private int firstAllowed(IndexGroup g, int slot, PlacementRequest r, boolean checkFit) {
         BitSet nodes = g.nodes[slot];
+        if (checkFit && offLimits != null && nodes.intersects(offLimits)) {
+            nodes = (BitSet) nodes.clone();
+            nodes.andNot(offLimits);
+        }
         boolean fit = checkFit && !r.needs().isEmpty() && state.resourceTrackedNodes() > 0;
         if (r.gpuModel() != null) {
             for (int i = nodes.nextSetBit(0); i >= 0; i = nodes.nextSetBit(i + 1)) {

@@ -17,6 +17,7 @@ public final class Packer {
     private final PackerConfig config;
     private final NodeIndex index;
     private final double[] scratch = new double[1];
+    private java.util.BitSet offLimits;
 
     public Packer(ClusterState state, PackerConfig config) {
         this.state = state;
@@ -75,13 +76,30 @@ public final class Packer {
         return scorer(n).value(state.freeMask(nodeIndex), config.mix());
     }
 
-    public PlacementResult decide(PlacementRequest r) {
+    public PlacementResult decide(PlacementRequest r) { return decide(r, null, true); }
+
+    /**
+     * As {@link #decide(PlacementRequest)}, keeping off {@code offLimits} (nodes earmarked for
+     * waiting replicas, {@link Earmarks}; null = none); with {@code fallBack}, a request that fits
+     * nowhere else may use them.
+     */
+    PlacementResult decide(PlacementRequest r, java.util.BitSet offLimits, boolean fallBack) {
         boolean clique = r.wantsClique() && anyAllowedBoardHasClique(r);
-        PlacementResult.Placed placed = (r.isShare() || r.cpuMilli() > 0 || r.gpuModel() != null)
-                ? scan(r, clique)
-                : index.best(r, clique, config, scratch);
+        PlacementResult.Placed placed = choose(r, clique, offLimits);
+        if (placed == null && offLimits != null && fallBack) placed = choose(r, clique, null);
         if (placed != null) return placed(placed.nodeIndex(), placed.gpuMask(), placed.damage());
         return explain(r, clique);
+    }
+
+    private PlacementResult.Placed choose(PlacementRequest r, boolean clique, java.util.BitSet offLimits) {
+        this.offLimits = offLimits;
+        index.offLimits(offLimits);
+        try {
+            return (r.isShare() || r.cpuMilli() > 0 || r.gpuModel() != null) ? scan(r, clique) : index.best(r, clique, config, scratch);
+        } finally {
+            this.offLimits = null;
+            index.offLimits(null);
+        }
     }
 
     /**
@@ -113,6 +131,7 @@ public final class Packer {
         for (int i = 0; i < state.capacity(); i++) {
             NodeInfo n = state.node(i);
             if (n == null || n.board() == null || !staticallyAllowed(n, r)) continue;
+            if (offLimits != null && offLimits.get(i)) continue;
             if (r.cpuMilli() > 0 && n.cpuMilli() > 0 && state.cpuFree(i) < r.cpuMilli()) continue;
             if (state.shortOf(i, r.needs(), true) != null) continue;
             int rank = config.poolPreferenceStrict() ? r.pools().indexOf(n.pool()) : 0;

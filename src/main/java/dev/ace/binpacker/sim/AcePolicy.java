@@ -1,6 +1,7 @@
 package dev.ace.binpacker.sim;
 
 import dev.ace.binpacker.placement.Allocator;
+import dev.ace.binpacker.placement.Earmarks;
 import dev.ace.binpacker.placement.LabelRequirement;
 import dev.ace.binpacker.placement.NodeConstraints;
 import dev.ace.binpacker.placement.PackerConfig;
@@ -37,10 +38,15 @@ final class AcePolicy implements Policy {
     AcePolicy(SimContext c, Supplier<PackerConfig> config) { this(c, config, true); }
 
     AcePolicy(SimContext c, Supplier<PackerConfig> config, boolean webhookPools) {
+        this(c, config, webhookPools, Allocator.DEFAULT_EARMARKS);
+    }
+
+    /** {@code earmarks}: how a TP replica that waits holds the node closest to a free clique ({@link Earmarks}). */
+    AcePolicy(SimContext c, Supplier<PackerConfig> config, boolean webhookPools, Earmarks.Rule earmarks) {
         this.webhookPools = webhookPools;
         this.c = c;
         this.config = config.get();
-        this.allocator = new Allocator(c.state(), this.config);
+        this.allocator = new Allocator(c.state(), this.config, dev.ace.binpacker.placement.ReservationStore.IN_MEMORY, earmarks);
     }
 
     @Override
@@ -59,8 +65,13 @@ final class AcePolicy implements Policy {
         if (tp >= 2 && webhookPools) pools = allocator.read(a -> a.packer().inferencePools(pod.numGpu(), NodeConstraints.NONE));
         PlacementRequest r = new PlacementRequest(id, WorkloadClass.UNKNOWN, pod.numGpu(), pod.milli(), tp,
                 pools, constraints(pod.spec()), pod.cpuMilli(), null);
-        Allocator.Outcome o = allocator.place(r, false, 0);
-        if (!o.placed()) return false;
+        // a TP replica that does not fit waits (protocol B's queue, the webhook's scheduling gate) under its pod's id
+        String waiter = r.wantsClique() ? id : null;
+        Allocator.Outcome o = allocator.place(r, false, 0, waiter);
+        if (!o.placed()) {
+            if (waiter != null) allocator.awaiting(waiter, r);
+            return false;
+        }
         c.memUsed()[c.state().indexOf(o.reservation().node())] += pod.memMib();
         return true;
     }

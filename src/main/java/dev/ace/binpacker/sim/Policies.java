@@ -1,6 +1,7 @@
 package dev.ace.binpacker.sim;
 
 import dev.ace.binpacker.placement.DemandMix;
+import dev.ace.binpacker.placement.Earmarks;
 import dev.ace.binpacker.placement.FragmentationScorer;
 import dev.ace.binpacker.placement.PackerConfig;
 
@@ -26,6 +27,8 @@ public final class Policies {
             case "ace" -> new AcePolicy(c, PackerConfig::defaults);
             case "ace-neutral" -> new AcePolicy(c, () -> PackerConfig.defaults().withMix(DemandMix.neutral()));
             case "ace-tp2-hgx" -> new AcePolicy(c, PackerConfig::defaults, false);
+            case "ace-no-earmark" -> new AcePolicy(c, PackerConfig::defaults, true, Earmarks.Rule.OFF);
+            case "ace-earmark-strict" -> new AcePolicy(c, PackerConfig::defaults, true, Earmarks.Rule.STRICT);
             case "ace-nofrag" -> new AcePolicy(c, () -> PackerConfig.defaults().withoutFragmentation());
             case "ace-exact" -> new AcePolicy(c, () -> gross().withFragmentation(FragmentationScorer.TP_FIRST));
             case "ace-mix-requests" -> new AcePolicy(c, () -> PackerConfig.defaults().withMix(DemandMix.inferenceDefaultByRequest()));

@@ -21,6 +21,6 @@ public interface Policy {
             "clustering", "packing", "fgd", "device-plugin", "hived", "ace");
 
     /** Variants reported beside the main rows: baselines with kube-scheduler's scores, ACE without parts of itself. */
-    java.util.List<String> VARIANTS = java.util.List.of("random-kube", "best-fit-kube", "fgd-kube", "ace-nofrag", "ace-neutral", "ace-frag-equal", "ace-tp2-hgx",
+    java.util.List<String> VARIANTS = java.util.List.of("random-kube", "best-fit-kube", "fgd-kube", "ace-nofrag", "ace-neutral", "ace-frag-equal", "ace-tp2-hgx", "ace-no-earmark", "ace-earmark-strict",
             "ace-exact", "ace-mix-requests", "ace-gross");
 }

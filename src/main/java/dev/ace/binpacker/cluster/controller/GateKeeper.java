@@ -17,7 +17,9 @@ import java.util.function.BooleanSupplier;
 import org.jboss.logging.Logger;
 
 /**
- * Releases gated pods onto freed GPUs, oldest of the highest priority first: reserve (committed to
+ * Releases gated pods onto freed GPUs, oldest of the highest priority first; the node closest to a
+ * free clique for the first of them is earmarked, so later pods are released elsewhere when they fit
+ * elsewhere ({@link dev.ace.binpacker.placement.Earmarks}): reserve (committed to
  * the ledger object first), then patch the pod with a precondition (its UID and its gates). On a
  * refusal the pod is read again and what is there is adopted: released by another leader, gone, or
  * still gated. A pod leaves the queue only once its release is written; every path that does not
@@ -41,7 +43,12 @@ final class GateKeeper {
 
     void pass(long wallNow, BooleanSupplier leading) {
         PendingDemand queue = view.pending();
-        for (PendingDemand.Waiting w : queue.waiting()) {
+        java.util.List<PendingDemand.Waiting> waiting = queue.waiting();
+        // the queue in its order: the oldest waiter of the highest priority gets the earmark (placement.Earmarks)
+        java.util.LinkedHashMap<String, PlacementRequest> waiters = new java.util.LinkedHashMap<>();
+        for (PendingDemand.Waiting w : waiting) if (!view.groups().isGatedRank(w.id())) waiters.put(w.id(), w.request());
+        view.allocator().waitersAre(waiters);
+        for (PendingDemand.Waiting w : waiting) {
             if (!leading.getAsBoolean()) return;
             if (view.groups().isGatedRank(w.id())) continue; // a rank of a group is released with its whole group (GroupKeeper)
             Optional<PodFacts> f = view.pods().get(w.id());
@@ -56,8 +63,9 @@ final class GateKeeper {
             Allocator.Outcome o;
             try {
                 // A trial first: a waiting pod tried on every pass must not count again in the demand mix.
-                if (!view.allocator().place(req, true, wallNow).placed()) continue;
-                o = view.allocator().place(req, false, wallNow);
+                // Under its queue key: it may use its own earmark, and other waiters' younger than it
+                if (!view.allocator().place(req, true, wallNow, w.id()).placed()) continue;
+                o = view.allocator().place(req, false, wallNow, w.id());
             } catch (RuntimeException e) {
                 LOG.warnf("could not reserve for gated pod %s: %s", p.key(), e.getMessage());
                 continue; // nothing is reserved after a failed commit

@@ -1,0 +1,128 @@
+package dev.ace.binpacker.placement;
+
+import dev.ace.binpacker.topology.GpuBoard;
+import java.util.BitSet;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Earmarks for TP replicas that wait (issue 20): while a replica of {@code k} GPUs waits for a free
+ * NVLink clique, the node closest to having one (fewest used GPUs inside its best {@code k}-clique;
+ * ties keep the node already earmarked, then the lower index) is earmarked for it, oldest waiter
+ * first, one node per waiter. Other placements keep off earmarked nodes, so the node drains as its
+ * pods leave instead of being refilled by whatever arrives next; the waiter itself may use any node,
+ * and a waiter may use the earmarks of younger waiters, not of older ones.
+ *
+ * <p>Under {@link Rule#SOFT} a request that fits nowhere else may still use an earmarked node
+ * (no arrival waits because of an earmark); under {@link Rule#STRICT} it does not fit. Only the oldest
+ * waiter is earmarked ({@link #LIMIT}). Waiters
+ * are registered by whoever queues them (the webhook's gate keeper, the simulator's queue) and leave
+ * when placed or gone. Not thread-safe: {@link Allocator} calls it under its lock.
+ */
+public final class Earmarks {
+    /** How hard an earmark keeps other placements off its node. */
+    public enum Rule { OFF, SOFT, STRICT }
+
+    /**
+     * Waiters earmarked at once: the oldest only. Measured in protocol B (docs/benchmarks.md): one
+     * earmark cut the wait p95; an earmark for every waiter (up to 16) kept more GPUs idle and made more
+     * replicas wait than none.
+     */
+    static final int LIMIT = 1;
+
+    private final Rule rule;
+    private final Map<String, PlacementRequest> waiters = new LinkedHashMap<>();
+    private final Map<String, Integer> nodeOf = new LinkedHashMap<>();
+
+    public Earmarks(Rule rule) { this.rule = rule; }
+
+    public Rule rule() { return rule; }
+
+    /** Registers a waiting replica under its stable key (the pod's UID); a key already waiting keeps its place. */
+    void await(String key, PlacementRequest r) {
+        if (rule == Rule.OFF || key == null || !r.wantsClique()) return;
+        waiters.putIfAbsent(key, r);
+    }
+
+    /** The waiter was placed or is gone: its earmark is lifted. */
+    void done(String key) {
+        if (key == null) return;
+        waiters.remove(key);
+        nodeOf.remove(key);
+    }
+
+    /** The queue as it is now, in its order (priority, then age): other waiters leave, earmarks of those that stay are kept. */
+    void queue(Map<String, PlacementRequest> queue) {
+        Set<String> keep = new HashSet<>(queue.keySet());
+        waiters.clear();
+        nodeOf.keySet().retainAll(keep);
+        queue.forEach(this::await);
+    }
+
+    boolean isWaiting(String key) { return key != null && waiters.containsKey(key); }
+
+    /** The node earmarked for {@code key} now, or -1. */
+    int nodeOf(String key) { return nodeOf.getOrDefault(key, -1); }
+
+    /**
+     * Moves every earmark to the node now closest to a free clique for its waiter, oldest first, and
+     * returns the nodes a request for {@code holder} (a waiter's key, or null for any other request)
+     * must keep off: every earmark but those of {@code holder} and of younger waiters. Null when none.
+     */
+    BitSet offLimits(String holder, ClusterState state) {
+        if (rule == Rule.OFF || waiters.isEmpty()) return null;
+        BitSet taken = new BitSet();
+        BitSet off = null;
+        boolean older = true;
+        int n = 0;
+        for (Iterator<Map.Entry<String, PlacementRequest>> it = waiters.entrySet().iterator(); it.hasNext(); n++) {
+            Map.Entry<String, PlacementRequest> e = it.next();
+            if (n >= LIMIT) {
+                nodeOf.remove(e.getKey()); // moved back in the queue: no earmark
+                continue;
+            }
+            if (e.getKey().equals(holder)) older = false;
+            int node = choose(state, e.getValue(), nodeOf.getOrDefault(e.getKey(), -1), taken);
+            if (node < 0) {
+                nodeOf.remove(e.getKey());
+                continue;
+            }
+            nodeOf.put(e.getKey(), node);
+            taken.set(node);
+            if (older && !e.getKey().equals(holder)) {
+                if (off == null) off = new BitSet();
+                off.set(node);
+            }
+        }
+        return off;
+    }
+
+    private static int choose(ClusterState state, PlacementRequest r, int current, BitSet taken) {
+        int best = -1;
+        int bestDrain = Integer.MAX_VALUE;
+        for (int i = 0; i < state.capacity(); i++) {
+            if (taken.get(i)) continue;
+            NodeInfo n = state.node(i);
+            if (n == null || n.board() == null || !Packer.staticallyAllowed(n, r)) continue;
+            int drain = drain(n.board(), state.freeMask(i), r.gpus());
+            if (drain < 0) continue;
+            if (drain < bestDrain || (drain == bestDrain && i == current)) {
+                best = i;
+                bestDrain = drain;
+            }
+        }
+        return best;
+    }
+
+    /** Used GPUs inside the board's emptiest {@code k}-clique (0: a clique is free now), or -1 if the board has none. */
+    static int drain(GpuBoard b, long free, int k) {
+        if (b.largestClique() < k) return -1;
+        if (b.isAllToAll()) return Math.max(0, k - Long.bitCount(free));
+        int best = Integer.MAX_VALUE;
+        for (long q : b.cliques(k)) best = Math.min(best, Long.bitCount(q & ~free));
+        return best;
+    }
+}
