@@ -43,16 +43,12 @@ abstract class Baseline implements Policy {
             if (kubeDefaults) s = 1000 * s + kubeDefaults(i, pod);
             if (s > bestScore) {
                 bestScore = s; best = i; bestMask = mask; ties = 1;
-            } else if (s == bestScore && (randomTies ? c.rnd().nextInt(++ties) == 0 : nameBefore(i, best))) {
+            } else if (s == bestScore && (randomTies ? c.rnd().nextInt(++ties) == 0 : c.tieRank()[i] < c.tieRank()[best])) {
                 best = i; bestMask = mask;
             }
         }
         if (best < 0) return false;
         return commit(best, bestMask, pod, id);
-    }
-
-    private boolean nameBefore(int i, int j) {
-        return cluster.nodes().get(i).name().compareTo(cluster.nodes().get(j).name()) < 0;
     }
 
     /**
