@@ -32,8 +32,7 @@ public final class ProtocolA {
 
     public RunResult run(String policy, long seed, double arrivalPercent) {
         List<SimPod> pods = Arrivals.sequence(trace, seed, arrivalPercent / 100.0, cluster.totalMilli());
-        SimContext ctx = Boolean.getBoolean("exp.nameorder") ? SimContext.fresh(cluster, target, seed * 7919L + policy.hashCode())
-                : SimContext.forRun(cluster, target, seed * 7919L + policy.hashCode(), nodeOrderSeed(seed));
+        SimContext ctx = SimContext.forRun(cluster, target, seed * 7919L + policy.hashCode(), nodeOrderSeed(seed));
         Policy p = Policies.create(policy, ctx);
         int buckets = MAX_PERCENT + 1;
         double[] allocSum = new double[buckets], fragSum = new double[buckets];
