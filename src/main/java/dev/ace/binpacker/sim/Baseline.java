@@ -8,7 +8,9 @@ import dev.ace.binpacker.placement.Reservation;
  * Shared skeleton of the scoring baselines, as the FGD authors' simulator runs them: filter every
  * node, score the feasible ones with the policy's plugin alone (their scheduler configuration
  * disables kube-scheduler's default score plugins), take the highest score, a tie going to the
- * lexicographically smallest node name (their vendored {@code genericScheduler.selectHost}), then
+ * lexicographically smallest node name (their vendored {@code genericScheduler.selectHost}) - which
+ * in their simulator is a seeded random node order, because it prefixes every node name with a
+ * permutation index ({@link SimContext#tieRank}, {@link SimContext#forRun}) - then
  * commit the pod's GPUs through {@link Ledger#reserve}, the production capacity accounting.
  * {@link #withKubeDefaults()} gives the variant with kube-scheduler's scores beside the plugin and
  * random ties (upstream kube-scheduler's selectHost).
