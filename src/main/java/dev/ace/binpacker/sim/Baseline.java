@@ -8,7 +8,9 @@ import dev.ace.binpacker.placement.Reservation;
  * Shared skeleton of the scoring baselines, as the FGD authors' simulator runs them: filter every
  * node, score the feasible ones with the policy's plugin alone (their scheduler configuration
  * disables kube-scheduler's default score plugins), take the highest score, a tie going to the
- * lexicographically smallest node name (their vendored {@code genericScheduler.selectHost}), then
+ * lexicographically smallest node name (their vendored {@code genericScheduler.selectHost}) - which
+ * in their simulator is a seeded random node order, because it prefixes every node name with a
+ * permutation index ({@link SimContext#tieRank}, {@link SimContext#forRun}) - then
  * commit the pod's GPUs through {@link Ledger#reserve}, the production capacity accounting.
  * {@link #withKubeDefaults()} gives the variant with kube-scheduler's scores beside the plugin and
  * random ties (upstream kube-scheduler's selectHost).
@@ -43,16 +45,12 @@ abstract class Baseline implements Policy {
             if (kubeDefaults) s = 1000 * s + kubeDefaults(i, pod);
             if (s > bestScore) {
                 bestScore = s; best = i; bestMask = mask; ties = 1;
-            } else if (s == bestScore && (randomTies ? c.rnd().nextInt(++ties) == 0 : nameBefore(i, best))) {
+            } else if (s == bestScore && (randomTies ? c.rnd().nextInt(++ties) == 0 : c.tieRank()[i] < c.tieRank()[best])) {
                 best = i; bestMask = mask;
             }
         }
         if (best < 0) return false;
         return commit(best, bestMask, pod, id);
-    }
-
-    private boolean nameBefore(int i, int j) {
-        return cluster.nodes().get(i).name().compareTo(cluster.nodes().get(j).name()) < 0;
     }
 
     /**

@@ -43,7 +43,7 @@ public final class OfflineRepair {
 
     /** Replays {@code policy} online over {@code arrivals} (protocol A, one seed) and returns where it put each pod. */
     public static Assignment online(SimCluster cluster, List<SimPod> arrivals, TargetWorkload target, String policy, long seed) {
-        SimContext ctx = SimContext.fresh(cluster, target, seed * 7919L + policy.hashCode()); // as ProtocolA.run
+        SimContext ctx = SimContext.fresh(cluster, target, seed * 7919L + policy.hashCode()); // as ProtocolA.run before issue 20: ties in name order
         Policy p = Policies.create(policy, ctx);
         int[] node = new int[arrivals.size()];
         long[] gpus = new long[arrivals.size()];

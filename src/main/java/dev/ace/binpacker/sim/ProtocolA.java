@@ -23,13 +23,16 @@ public final class ProtocolA {
 
     public TargetWorkload target() { return target; }
 
+    /** The seed of a run's node order for ties (see {@link SimContext#forRun}), apart from its arrival order's. */
+    static long nodeOrderSeed(long seed) { return seed * 0x9E3779B97F4A7C15L + 0x632BE59BD9B4E019L; }
+
     public SimCluster cluster() { return cluster; }
 
     public List<SimPod> trace() { return trace; }
 
     public RunResult run(String policy, long seed, double arrivalPercent) {
         List<SimPod> pods = Arrivals.sequence(trace, seed, arrivalPercent / 100.0, cluster.totalMilli());
-        SimContext ctx = SimContext.fresh(cluster, target, seed * 7919L + policy.hashCode());
+        SimContext ctx = SimContext.forRun(cluster, target, seed * 7919L + policy.hashCode(), nodeOrderSeed(seed));
         Policy p = Policies.create(policy, ctx);
         int buckets = MAX_PERCENT + 1;
         double[] allocSum = new double[buckets], fragSum = new double[buckets];
