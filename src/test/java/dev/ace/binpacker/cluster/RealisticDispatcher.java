@@ -61,7 +61,7 @@ final class RealisticDispatcher extends KubernetesCrudDispatcher {
 
     void clearFaults() { faults.clear(); }
 
-    /** Closes every open watch on paths containing {@code pathPart}; their next watch gets 410 Gone and relists. */
+    /** Closes every open watch on paths containing {@code pathPart}; their watches get 410 Gone until they relist. */
     void dropWatches(String pathPart) {
         goneOnNextWatch.add(pathPart);
         for (Watching w : watches) {
@@ -81,12 +81,14 @@ final class RealisticDispatcher extends KubernetesCrudDispatcher {
             delay = Math.max(delay, f.delayMillis());
         }
         String path = request.getPath();
-        if ("GET".equals(request.getMethod()) && path.contains("watch=true")) {
+        if ("GET".equals(request.getMethod())) {
+            // As a real API server: every watch from the compacted resourceVersion gets 410 Gone until the client
+            // lists again (a 410 lost to a closing socket must not let the next watch resume without a relist).
+            boolean watch = path.contains("watch=true");
             for (String gone : goneOnNextWatch) {
-                if (path.contains(gone)) {
-                    goneOnNextWatch.remove(gone);
-                    return expired();
-                }
+                if (!path.contains(gone)) continue;
+                if (watch) return expired();
+                goneOnNextWatch.remove(gone);
             }
         }
         MockResponse r = isPodWrite(request) ? podWrite(request, body) : super.dispatch(request);
