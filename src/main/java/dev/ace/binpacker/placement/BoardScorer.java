@@ -162,7 +162,8 @@ final class BoardScorer {
             sets[k][m] = cached;
         }
         if (cached == -1) return 0;
-        damageOut[0] = mix.beyondFootprint(dmg[k][m], k);
+        // A set of any GPUs (a pod that is not a TP replica) is counted net of its footprint; a clique gross.
+        damageOut[0] = mix.netFor(clique) ? mix.beyondFootprint(dmg[k][m], k) : dmg[k][m];
         return cached;
     }
 

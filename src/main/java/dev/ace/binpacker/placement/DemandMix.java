@@ -22,6 +22,8 @@ public final class DemandMix {
     private final boolean byGpu;
     /** True: a choice's damage is counted net of its own footprint ({@link #beyondFootprint}). */
     private boolean net;
+    /** True: clique choices (TP replicas) are counted net too ({@link #netForCliquesToo}). */
+    private boolean netCliques;
     private double[] footprint = new double[0];
     private long footprintVersion = -1;
 
@@ -64,6 +66,21 @@ public final class DemandMix {
         this.net = true;
         return this;
     }
+
+    /**
+     * This mix, counting the damage of clique choices (TP replicas) net of their footprint too. Not the default:
+     * every candidate of a TP k replica uses one k-clique, so gross damage already ranks them by what they destroy
+     * beyond it, and the floor at 0 of {@link #beyondFootprint} would erase those differences (protocol B waited
+     * more with it). Returns {@code this}; the {@code ace-net-all} variant of the simulator.
+     */
+    public DemandMix netForCliquesToo() {
+        this.net = true;
+        this.netCliques = true;
+        return this;
+    }
+
+    /** Whether a choice of {@code k} GPUs, an NVLink clique when {@code clique}, is counted net of its footprint. */
+    boolean netFor(boolean clique) { return net && (netCliques || !clique); }
 
     /** True when damage is counted net of the request's own footprint. */
     public boolean net() { return net; }

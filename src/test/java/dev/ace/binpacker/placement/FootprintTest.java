@@ -49,4 +49,24 @@ class FootprintTest {
         // beyond its own GPU it would destroy the quad's pairs and the quad itself
         assertEquals("pcie8", nodeFor(fleet(PackerConfig.defaults()), 1));
     }
+
+    @Test
+    void a_tp_replica_is_counted_gross_a_pod_of_any_gpus_net() {
+        DemandMix mix = PackerConfig.defaults().mix();
+        assertEquals(false, mix.netFor(true), "every candidate of a TP k replica uses one k-clique: gross ranks them");
+        assertEquals(true, mix.netFor(false));
+        assertEquals(true, DemandMix.inferenceDefault().netForCliquesToo().netFor(true), "the ace-net-all variant");
+    }
+
+    @Test
+    void a_tp4_replica_fills_the_half_used_board_and_keeps_the_free_one_whole() {
+        ClusterState state = new ClusterState();
+        state.upsert(Boards.node("fresh", Pool.INFERENCE, Boards.nvswitch(8, 2)));
+        state.upsert(Boards.node("half", Pool.INFERENCE, Boards.nvswitch(8, 2)));
+        Allocator a = new Allocator(state, PackerConfig.defaults());
+        a.place(PlacementRequest.whole("first", WorkloadClass.INFERENCE, 4, 4, List.of(Pool.INFERENCE), NodeConstraints.NONE), false, 0);
+        String first = a.reservation("first").orElseThrow().node();
+        PlacementRequest tp4 = PlacementRequest.whole("second", WorkloadClass.INFERENCE, 4, 4, List.of(Pool.INFERENCE), NodeConstraints.NONE);
+        assertEquals(first, assertInstanceOf(PlacementResult.Placed.class, a.place(tp4, true, 0).result()).node());
+    }
 }
