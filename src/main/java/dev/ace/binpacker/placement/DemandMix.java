@@ -20,10 +20,8 @@ public final class DemandMix {
     private double gpuMass;
     /** True: a request weighs its GPU count (the share of GPU demand); false: every request weighs one. */
     private final boolean byGpu;
-    /** True: a choice's damage is counted net of its own footprint ({@link #beyondFootprint}). */
-    private boolean net;
-    /** True: clique choices (TP replicas) are counted net too ({@link #netForCliquesToo}). */
-    private boolean netCliques;
+    /** Which choices count their damage net of their own footprint ({@link #beyondFootprint}). */
+    private Footprint footprintRule = Footprint.GROSS;
     private double[] footprint = new double[0];
     private long footprintVersion = -1;
 
@@ -63,8 +61,20 @@ public final class DemandMix {
      * Returns {@code this}; call before the mix is used.
      */
     public DemandMix netOfFootprint() {
-        this.net = true;
+        this.footprintRule = Footprint.NET_ANY_SET;
         return this;
+    }
+
+    /** Which choices are counted net of their own footprint. */
+    enum Footprint {
+        /** Every choice gross: the capacity the pod itself occupies counts as destroyed. */
+        GROSS,
+        /** Net for a set of any GPUs (a pod that is not a TP replica), gross for a clique: the default. */
+        NET_ANY_SET,
+        /** Net for every choice, cliques included (the {@code ace-net-all} variant). */
+        NET_ALL;
+
+        boolean net(boolean clique) { return this == NET_ALL || (this == NET_ANY_SET && !clique); }
     }
 
     /**
@@ -74,26 +84,22 @@ public final class DemandMix {
      * more with it). Returns {@code this}; the {@code ace-net-all} variant of the simulator.
      */
     public DemandMix netForCliquesToo() {
-        this.net = true;
-        this.netCliques = true;
+        this.footprintRule = Footprint.NET_ALL;
         return this;
     }
 
-    /** Whether a choice of {@code k} GPUs, an NVLink clique when {@code clique}, is counted net of its footprint. */
-    boolean netFor(boolean clique) { return net && (netCliques || !clique); }
-
-    /** True when damage is counted net of the request's own footprint. */
-    public boolean net() { return net; }
+    /** Whether a choice of GPUs, an NVLink clique when {@code clique}, is counted net of its footprint. */
+    boolean netFor(boolean clique) { return footprintRule.net(clique); }
 
     /**
      * The TP capacity a choice of {@code k} GPUs destroys beyond what any placement of {@code k}
      * GPUs must use: {@code raw} less the value of a free all-to-all board of exactly {@code k}
      * GPUs, never below 0. A 4-GPU pod that takes a whole free NVLink quad uses the quad for what
      * it is worth and destroys nothing beyond it, like the same pod on half of a PCIe node; a lone
-     * GPU that breaks a free clique destroys the clique. Raw when the mix is not {@link #net}.
+     * GPU that breaks a free clique destroys the clique. Raw when every choice is counted gross.
      */
     public double beyondFootprint(double raw, int k) {
-        if (!net) return raw;
+        if (footprintRule == Footprint.GROSS) return raw;
         if (footprintVersion != version || footprint.length == 0) {
             footprint = new double[65];
             footprintVersion = version;
