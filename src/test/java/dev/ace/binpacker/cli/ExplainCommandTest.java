@@ -16,22 +16,26 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class ExplainCommandTest {
-    /** A fine-tuning Job that wants H100s: only the 8-GPU NVSwitch boards of pool inference can run it. */
-    static final String FRACTURING_JOB = """
-            apiVersion: batch/v1
-            kind: Job
-            metadata: {name: ft, namespace: research}
-            spec:
-              template:
+    /** A torchrun training Job of {@code gpus} GPUs in namespace research, with the given pod nodeSelector line (or none). */
+    static String trainingJob(String name, int gpus, String nodeSelector) {
+        return """
+                apiVersion: batch/v1
+                kind: Job
+                metadata: {name: %s, namespace: research}
                 spec:
-                  restartPolicy: Never
-                  nodeSelector: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}
-                  containers:
-                  - name: t
-                    image: nvcr.io/nvidia/pytorch:24.05-py3
-                    command: [torchrun, --nproc-per-node, "3", train.py]
-                    resources: {limits: {nvidia.com/gpu: 3}}
-            """;
+                  template:
+                    spec:
+                      restartPolicy: Never
+                %s      containers:
+                      - name: t
+                        image: nvcr.io/nvidia/pytorch:24.05-py3
+                        command: [torchrun, --nproc-per-node, "%d", train.py]
+                        resources: {limits: {nvidia.com/gpu: %d}}
+                """.formatted(name, nodeSelector == null ? "" : "      nodeSelector: " + nodeSelector + "\n", gpus, gpus);
+    }
+
+    /** A fine-tuning Job that wants H100s: only the 8-GPU NVSwitch boards of pool inference can run it. */
+    static final String FRACTURING_JOB = trainingJob("ft", 3, "{nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}");
 
     record Run(int code, String out, String err) {}
 
@@ -87,20 +91,7 @@ class ExplainCommandTest {
     }
 
     /** An 8-GPU training Job: pool inference takes it as an aligned block while the reserve of free 8-GPU domains lasts. */
-    static final String EIGHT_GPU_JOB = """
-            apiVersion: batch/v1
-            kind: Job
-            metadata: {name: ft8, namespace: research}
-            spec:
-              template:
-                spec:
-                  restartPolicy: Never
-                  containers:
-                  - name: t
-                    image: nvcr.io/nvidia/pytorch:24.05-py3
-                    command: [torchrun, --nproc-per-node, "8", train.py]
-                    resources: {limits: {nvidia.com/gpu: 8}}
-            """;
+    static final String EIGHT_GPU_JOB = trainingJob("ft8", 8, null);
 
     @Test
     void explain_decides_with_the_configured_settings_not_the_defaults(@TempDir Path dir) throws Exception {
