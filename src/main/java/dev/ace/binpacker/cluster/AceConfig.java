@@ -198,6 +198,13 @@ public interface AceConfig {
          */
         @WithDefault("2m")
         Duration emptyReportGrace();
+
+        /**
+         * The leader reconciles every node's keys again this often whatever its watch events said: the safety net
+         * behind the events, which bring a key at once.
+         */
+        @WithDefault("60s")
+        Duration resync();
     }
 
     interface Tls {

@@ -51,7 +51,8 @@ public final class InCluster implements AutoCloseable {
             AceConfig.Controller k = c.controller();
             return new Settings(k.namespace(), k.leaseName(), new LeaseLeadership.Timing(k.leaseDuration(), k.renewDeadline(), k.retryPeriod()),
                     k.interval(), new ReconcilerConfig(c.reservations().pendingTtl().toMillis(), k.absentGrace().toMillis(),
-                    k.stuckGrace().toMillis(), k.emptyReportGrace().toMillis(), k.tieDelay().toMillis()), c.dra().gpuDrivers());
+                    k.stuckGrace().toMillis(), k.emptyReportGrace().toMillis(), k.tieDelay().toMillis(), k.resync().toMillis()),
+                    c.dra().gpuDrivers());
         }
     }
 

@@ -12,11 +12,19 @@ package dev.ace.binpacker.cluster.controller;
  * @param tieDelayMillis         an untied entry whose pod has appeared is tied in the ledger once it is this old:
  *                               during a burst the admissions writing that node's object have moved on by then, and
  *                               nothing waits for the tie (every replica's pending cap sees the pod itself)
+ * @param resyncMillis           every key is reconciled again this often whatever the events said (the level-triggered
+ *                               safety net behind them, as controller-runtime's resync); events bring a key at once
  */
 public record ReconcilerConfig(long pendingTtlMillis, long absentGraceMillis, long stuckGraceMillis, long emptyReportGraceMillis,
-                               long tieDelayMillis) {
+                               long tieDelayMillis, long resyncMillis) {
     public static final long EMPTY_REPORT_GRACE_MILLIS = 120_000;
+    public static final long RESYNC_MILLIS = 60_000;
     public static final ReconcilerConfig DEFAULTS = new ReconcilerConfig(300_000, 30_000, 10_000, EMPTY_REPORT_GRACE_MILLIS, 0);
+
+    public ReconcilerConfig(long pendingTtlMillis, long absentGraceMillis, long stuckGraceMillis, long emptyReportGraceMillis,
+                            long tieDelayMillis) {
+        this(pendingTtlMillis, absentGraceMillis, stuckGraceMillis, emptyReportGraceMillis, tieDelayMillis, RESYNC_MILLIS);
+    }
 
     /** Ties at once. */
     public ReconcilerConfig(long pendingTtlMillis, long absentGraceMillis, long stuckGraceMillis, long emptyReportGraceMillis) {

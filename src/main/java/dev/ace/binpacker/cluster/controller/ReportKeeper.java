@@ -15,6 +15,7 @@ import dev.ace.binpacker.truth.NodeReconciler;
 import dev.ace.binpacker.truth.NodeReport;
 import dev.ace.binpacker.truth.Reconciliation;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -26,8 +27,8 @@ import java.util.function.BooleanSupplier;
 import org.jboss.logging.Logger;
 
 /**
- * The leader takes each node's word over ACE's choice (DESIGN "Truth and trust"). For a node whose
- * report or entries changed since it last looked: the ledger object's entries and the report (without
+ * The leader takes each node's word over ACE's choice (DESIGN "Truth and trust"), one node per key. For a
+ * node whose report or entries changed since it last looked (the key comes with the node's events): the ledger object's entries and the report (without
  * pods the informers know finished or gone) go through {@link NodeReconciler}, and the result is written
  * with compare-and-swap, judged again on every re-read: entries re-keyed to the GPUs their pods really
  * hold and marked exact, entries of pods not started yet moved off GPUs that turned out taken, displaced
@@ -36,7 +37,7 @@ import org.jboss.logging.Logger;
  * counted ({@code ace_binding_drift_total{kind}}) and told to its pod in an Event once, not once per pass;
  * a TP pod whose GPUs the node confirmed gets an Event saying so.
  */
-final class ReportKeeper {
+final class ReportKeeper implements KeyReconciler<String> {
     private static final Logger LOG = Logger.getLogger(ReportKeeper.class);
     static final String DRIFT = "GpuBindingDrift";
     static final String CONFIRMED = "GpuBindingConfirmed";
@@ -50,9 +51,6 @@ final class ReportKeeper {
     private final Map<String, Seen> seen = new HashMap<>();
     /** Per node, the drift findings already counted and told; a finding that persists is not counted again. */
     private final Map<String, Set<String>> told = new HashMap<>();
-    /** Nodes to look at on the next pass whatever changed: a failed write, a pass cut short. */
-    private final Set<String> again = new HashSet<>();
-    private boolean everyNode = true;
 
     private record Key(String id, long gpus, String podUid, String podName, boolean exact, boolean pending) {}
 
@@ -70,41 +68,35 @@ final class ReportKeeper {
     }
 
     /** A new leader looks at every node again (findings already told stay told). */
-    void reset() {
-        seen.clear();
-        everyNode = true;
-    }
+    @Override
+    public void forget() { seen.clear(); }
 
-    /** Looks at the nodes whose report, entries or pods changed since the last pass (every node on a new leader's first). */
-    void pass(BooleanSupplier leading) {
-        Set<String> nodes = view.nodeNames();
-        Set<String> todo = view.drainTouched();
-        if (everyNode) todo.addAll(nodes);
-        everyNode = false;
-        todo.addAll(again);
-        again.clear();
-        todo.retainAll(nodes);
-        for (String node : todo) {
-            if (!leading.getAsBoolean()) {
-                everyNode = true;
-                return;
-            }
-            Optional<NodeReport> report = view.report(node);
-            if (report.isEmpty()) {
-                seen.remove(node);
-                continue;
-            }
-            Seen now = seen(report.get(), aceEntries(node));
-            if (now.equals(seen.get(node))) continue;
-            try {
-                seen.put(node, apply(node, report.get()).orElse(now));
-            } catch (RuntimeException e) { // one node's failed write must not stop the others: judged again next pass
-                again.add(node);
-                LOG.warnf("could not apply the report of %s: %s", node, e.getMessage());
-            }
+    @Override
+    public Collection<String> keys() { return view.nodeNames(); }
+
+    /** Looks at a node whose report, entries or pods changed (every node on a new leader's start and on each resync). */
+    @Override
+    public Result reconcile(String node, long now, BooleanSupplier leading) {
+        if (!view.hasNode(node)) {
+            seen.remove(node);
+            told.remove(node);
+            return Result.DONE;
         }
-        seen.keySet().retainAll(nodes);
-        told.keySet().retainAll(nodes);
+        Optional<NodeReport> report = view.report(node);
+        if (report.isEmpty()) {
+            seen.remove(node);
+            return Result.DONE;
+        }
+        Seen current = seen(report.get(), aceEntries(node));
+        if (current.equals(seen.get(node))) return Result.DONE;
+        if (!leading.getAsBoolean()) return Result.DONE;
+        try {
+            seen.put(node, apply(node, report.get()).orElse(current));
+            return Result.DONE;
+        } catch (RuntimeException e) { // one node's failed write must not stop the others: judged again after its backoff
+            LOG.warnf("could not apply the report of %s: %s", node, e.getMessage());
+            return new Result.Retry(e.getMessage());
+        }
     }
 
     /** Applies the report; returns what was seen when the entries were written (so the mirror's echo is no news). */
@@ -223,7 +215,7 @@ final class ReportKeeper {
             api.event(pod(node, e.namespace(), e.podName()), "Normal", CONFIRMED, DriftText.confirmed(node, board, r.gpuMask()));
         }
         for (LedgerEntry e : p.result().displaced()) {
-            pins.displaced(e.id());
+            pins.displaced(node, e.id());
             LOG.infof("node %s: entry %s lost its GPUs to pods the node runs and no others are free; its pod is decided again", node, e.id());
         }
         p.result().released().forEach(e -> LOG.infof("node %s: entry %s dropped, another entry stands for pod %s/%s", node, e.id(),

@@ -54,6 +54,8 @@ public final class LocalView {
     /** The resourceVersion of each node's GpuLedger object last mirrored (guarded by itself). */
     private final Map<String, String> ledgerVersions = new java.util.HashMap<>();
     private final Set<String> touched = ConcurrentHashMap.newKeySet();
+    /** UIDs of the pods whose facts changed or that left since the last drain (the leader maps them to its keys). */
+    private final Set<String> touchedPods = ConcurrentHashMap.newKeySet();
     private final GroupBook groups = new GroupBook(dev.ace.binpacker.workload.group.GroupResolver.DEFAULT_MAX_SIZE);
     /** Report text per node from its GpuNodeReport object; it wins over the Node annotation older agents wrote. */
     private final Map<String, String> reportObjects = new ConcurrentHashMap<>();
@@ -147,6 +149,7 @@ public final class LocalView {
         reports.forget(name);
         nodes.remove(name);
         allocator.get().removeNode(name);
+        touch(name);
         onChange.run();
     }
 
@@ -189,6 +192,9 @@ public final class LocalView {
             return;
         }
         Optional<PodFacts> old = pods.put(f);
+        touchedPods.add(f.uid());
+        old.map(PodFacts::reservationNode).ifPresent(this::touch);
+        touch(f.reservationNode()); // a pinned pod not bound yet: its node's key
         queue(pod, f);
         old.map(PodFacts::nodeName).filter(n -> !n.equals(f.nodeName())).ifPresent(this::refresh);
         if (f.nodeName() != null) refresh(f.nodeName());
@@ -198,6 +204,8 @@ public final class LocalView {
     public void podGone(String uid) {
         requests.remove(uid).forEach(this::pushRequests);
         Optional<PodFacts> old = pods.remove(uid);
+        touchedPods.add(uid);
+        old.map(PodFacts::reservationNode).ifPresent(this::touch);
         groups.forget(uid);
         pending.remove(uid);
         copiesSeen.remove(uid);
@@ -261,6 +269,8 @@ public final class LocalView {
 
     public Set<String> nodeNames() { return new LinkedHashSet<>(nodes.keySet()); }
 
+    public boolean hasNode(String name) { return nodes.containsKey(name); }
+
     /**
      * The node agent's report as this replica believes it ({@link NodeReports}), without the pods the
      * informers know finished, left the node or were deleted (the agent has not caught up with them).
@@ -287,14 +297,23 @@ public final class LocalView {
         }
     }
 
-    /** Nodes whose report, entries or pods changed since the last call: what the leader looks at again. */
-    public Set<String> drainTouched() {
-        Set<String> out = new java.util.HashSet<>();
-        for (var it = touched.iterator(); it.hasNext(); ) {
+    /** Nodes whose report, entries, pods or counts changed, or that left, since the last call: the keys the leader looks at again. */
+    public Set<String> drainTouched() { return drain(touched); }
+
+    /** UIDs of the pods whose facts changed or that were deleted since the last call. */
+    public Set<String> drainTouchedPods() { return drain(touchedPods); }
+
+    private static Set<String> drain(Set<String> from) {
+        Set<String> out = new LinkedHashSet<>();
+        for (var it = from.iterator(); it.hasNext(); ) {
             out.add(it.next());
             it.remove();
         }
         return out;
+    }
+
+    private void touch(String node) {
+        if (node != null) touched.add(node);
     }
 
     /**

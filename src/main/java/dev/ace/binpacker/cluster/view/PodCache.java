@@ -23,6 +23,7 @@ public final class PodCache {
     private final Map<String, PodFacts> byUid = new HashMap<>();
     private final Map<String, Set<String>> byNode = new HashMap<>();
     private final Map<String, Set<String>> byReservation = new HashMap<>();
+    private final Map<String, Set<String>> byReservationNode = new HashMap<>();
     private final Map<String, Set<String>> byKey = new HashMap<>();
     private final LinkedHashMap<String, Boolean> gone = tombstones();
     private final LinkedHashMap<String, Boolean> goneNames = tombstones();
@@ -56,12 +57,14 @@ public final class PodCache {
     private void index(PodFacts f) {
         if (f.nodeName() != null) byNode.computeIfAbsent(f.nodeName(), k -> new LinkedHashSet<>()).add(f.uid());
         if (f.reservationId() != null) byReservation.computeIfAbsent(f.reservationId(), k -> new LinkedHashSet<>()).add(f.uid());
+        if (f.reservationNode() != null) byReservationNode.computeIfAbsent(f.reservationNode(), k -> new LinkedHashSet<>()).add(f.uid());
         byKey.computeIfAbsent(f.key(), k -> new LinkedHashSet<>()).add(f.uid());
     }
 
     private void unindex(PodFacts f) {
         drop(byNode, f.nodeName(), f.uid());
         drop(byReservation, f.reservationId(), f.uid());
+        drop(byReservationNode, f.reservationNode(), f.uid());
         drop(byKey, f.key(), f.uid());
     }
 
@@ -88,6 +91,12 @@ public final class PodCache {
 
     /** Pods whose {@code ace.dev/reservation} annotation names this id. */
     public synchronized List<PodFacts> carrying(String reservationId) { return select(byReservation.get(reservationId)); }
+
+    /** Pods whose {@code ace.dev/reservation} annotation names this node (pinned there, bound or not). */
+    public synchronized List<PodFacts> reservedOn(String node) { return select(byReservationNode.get(node)); }
+
+    /** Nodes some pod's {@code ace.dev/reservation} annotation names. */
+    public synchronized Set<String> reservationNodes() { return new LinkedHashSet<>(byReservationNode.keySet()); }
 
     public synchronized List<PodFacts> all() { return new ArrayList<>(byUid.values()); }
 
