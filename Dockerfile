@@ -1,4 +1,4 @@
-# JVM image of the webhook. Build the app first: mvn package  (produces target/quarkus-app)
+# JVM image of the webhook. Build the app first: mvn package  (produces webhook/target/quarkus-app)
 #   docker build -t ghcr.io/ace-dev/ace-binpacker:0.1.0 .
 # One version for the jar (pom.xml), this image (label and tag) and the Helm chart (Chart.yaml); VersionsAgreeTest
 # fails when they differ.
@@ -12,10 +12,10 @@ LABEL org.opencontainers.image.title="ace-binpacker" \
 ENV LANGUAGE='en_US:en'
 
 # The fast-jar layout, layer by layer: dependencies change least often.
-COPY --chown=185 target/quarkus-app/lib/ /deployments/lib/
-COPY --chown=185 target/quarkus-app/*.jar /deployments/
-COPY --chown=185 target/quarkus-app/app/ /deployments/app/
-COPY --chown=185 target/quarkus-app/quarkus/ /deployments/quarkus/
+COPY --chown=185 webhook/target/quarkus-app/lib/ /deployments/lib/
+COPY --chown=185 webhook/target/quarkus-app/*.jar /deployments/
+COPY --chown=185 webhook/target/quarkus-app/app/ /deployments/app/
+COPY --chown=185 webhook/target/quarkus-app/quarkus/ /deployments/quarkus/
 
 # 8443 webhook (HTTPS), 9000 management (health, metrics; plain HTTP).
 EXPOSE 8443 9000

@@ -18,7 +18,7 @@ KUBE_BIN=${KUBE_BIN:-$HOME/.kubeapitest/k8s/1.36.2-linux-amd64}
 [ -x "$KUBE_BIN/kube-apiserver" ] || { echo "no kube-apiserver in $KUBE_BIN (set KUBE_BIN)"; exit 2; }
 if [ -z "${ACE_APP:-}" ]; then
   mvn -B -q ${MVN_FLAGS:-} package -DskipTests
-  ACE_APP=target/quarkus-app
+  ACE_APP=webhook/target/quarkus-app
 fi
 if [ -z "${BURST_CP:-}" ]; then # the driver (bench.BurstRun) runs from the test classes
   mvn -B -q ${MVN_FLAGS:-} test-compile dependency:build-classpath -Dmdep.outputFile=target/test-classpath.txt -Dmdep.includeScope=test

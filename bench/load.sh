@@ -14,7 +14,7 @@ CP="target/test-classes:target/classes:$(cat target/test-classpath.txt)"
 INVENTORY=target/inventory-$NODES.yaml
 [ -f "$INVENTORY" ] || java -cp "$CP" dev.ace.binpacker.bench.Inventories "$NODES" "$INVENTORY"
 java -Dquarkus.http.ssl-port="$HTTPS_PORT" -Dquarkus.management.port="$MGMT_PORT" \
-  -jar target/quarkus-app/quarkus-run.jar serve --nodes "$INVENTORY" > target/load-serve.log 2>&1 &
+  -jar webhook/target/quarkus-app/quarkus-run.jar serve --nodes "$INVENTORY" > target/load-serve.log 2>&1 &
 SERVE=$!
 trap 'kill $SERVE 2>/dev/null || true' EXIT
 for _ in $(seq 1 300); do

@@ -7,9 +7,9 @@ cd "$(dirname "$0")/.."
 mvn -B -q ${MVN_FLAGS:-} package -DskipTests
 # a copy of the build, so a rebuild during the run cannot change the engine under it
 APP=$(mktemp -d)
-cp -r target/quarkus-app "$APP/"
+cp -r sim/target/ace-sim.jar sim/target/lib "$APP/"
 trap 'rm -rf "$APP"' EXIT
-J="nice -n 10 java -jar $APP/quarkus-app/quarkus-run.jar simulate"
+J="nice -n 10 java -jar $APP/ace-sim.jar simulate"
 MAIN=random,k8s-default,k8s-binpack,best-fit,dot-prod,clustering,packing,fgd,device-plugin,hived,ace
 # ace-exact: the decision rule before issue 20 (exact fragmentation, ties to the fuller node);
 # ace-mix-requests: the demand mix counted by request; ace-frag-equal: the one-scale weighting;

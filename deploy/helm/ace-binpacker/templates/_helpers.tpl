@@ -7,6 +7,11 @@
 {{ .Values.image.repository }}:{{ default .Chart.AppVersion .Values.image.tag }}
 {{- end -}}
 
+{{/* The node agent's own image (agent/Dockerfile). */}}
+{{- define "ace.agentImage" -}}
+{{ .Values.agent.image.repository }}:{{ default .Chart.AppVersion .Values.agent.image.tag }}
+{{- end -}}
+
 {{/* Labels on every object; the kustomize install sets the first two as well. */}}
 {{- define "ace.labels" -}}
 app.kubernetes.io/name: ace-binpacker
