@@ -2,12 +2,15 @@
 # Protocol B without boards (issue 20): the same arrivals, lifetimes and queue (a TP replica that does not fit waits,
 # retried oldest first at every departure), but GPUs fungible inside a pool: TP 4/8 need k free GPUs anywhere on the
 # 64 HGX nodes (512), TP 2 on the NVLink pairs (64 GPUs) then HGX; small pods on the L4 pool (in milli-GPU), then
-# pairs, then HGX; batch in the protocol's order (pairs, HGX, L4), or with --batch-off-inference pairs, L4, HGX.
+# pairs, then HGX; batch in the protocol's order (pairs, HGX, L4), with --batch-off-inference pairs, L4, HGX, or
+# with --batch=l4,nvl,hgx in any order (that one is ACE's batch-pool rule: slicing, general, inference).
 # A reference for how much of the waiting is load, not fragmentation; not a proven bound (backfilling queues are not
 # monotone). Traces: simulate --generate-fleet FILE --seed N --rate R.
-# usage: bench/fleet-fluid.py [--batch-off-inference] TRACE.csv...
+# usage: bench/fleet-fluid.py [--batch-off-inference | --batch=POOL,POOL,...] TRACE.csv...
 import csv, heapq, sys
 BATCH = ['nvl', 'l4', 'hgx'] if '--batch-off-inference' in sys.argv else ['nvl', 'hgx', 'l4']
+for a in sys.argv:
+    if a.startswith('--batch='): BATCH = a[len('--batch='):].split(',')
 def run(path, hgx=512, nvl=64, l4=64):
     pods=[r for r in csv.DictReader(open(path))]
     free={'hgx':hgx,'nvl':nvl,'l4':l4*1000}

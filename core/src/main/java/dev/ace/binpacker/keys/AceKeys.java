@@ -22,6 +22,10 @@ public final class AceKeys {
     public static final String POLICY = PREFIX + "policy";
     /** Node label: inference or slicing; unlabelled nodes are general. */
     public static final String POOL = PREFIX + "pool";
+    /** Configuration: the pools multi-GPU batch, interactive and unclassified pods are tried on, in order (placement.BatchRule). */
+    public static final String CONFIG_BATCH_POOLS = "ace.policy.batch-pools";
+    /** Configuration: pool inference takes no multi-GPU batch work while a TP replica waits for a clique. */
+    public static final String CONFIG_BATCH_YIELDS = "ace.policy.batch-yields-to-waiting-tp";
     /** Node annotation: nvidia-smi topo -m text written by the node agent. */
     public static final String TOPOLOGY = PREFIX + "topology";
     /**

@@ -1,6 +1,8 @@
 package dev.ace.binpacker.sim;
 
 import dev.ace.binpacker.placement.Allocator;
+import dev.ace.binpacker.placement.BatchPlacement;
+import dev.ace.binpacker.placement.BatchRule;
 import dev.ace.binpacker.placement.Earmarks;
 import dev.ace.binpacker.placement.LabelRequirement;
 import dev.ace.binpacker.placement.NodeConstraints;
@@ -31,6 +33,9 @@ final class AcePolicy implements Policy {
     private final Allocator allocator;
     private final PackerConfig config;
     private final Map<String, NodeConstraints> bySpec = new HashMap<>();
+
+    /** Where multi-GPU batch pods go: the webhook's rule ({@link BatchPlacement}), its defaults unless a variant says otherwise. */
+    private BatchRule batch = BatchRule.defaults();
 
     /** False for the variant that offers TP replicas the inference pool first, then the general pool (before issue 10). */
     private final boolean webhookPools;
@@ -73,6 +78,30 @@ final class AcePolicy implements Policy {
             return false;
         }
         c.memUsed()[c.state().indexOf(o.reservation().node())] += pod.memMib();
+        return true;
+    }
+
+    /** This policy with another batch-pool rule (a variant row). */
+    AcePolicy withBatch(BatchRule rule) {
+        this.batch = rule;
+        return this;
+    }
+
+    /**
+     * A multi-GPU batch pod goes where the webhook's batch-pool rule sends it ({@link BatchPlacement}, the code
+     * {@code admission.BackgroundPolicy} runs), not where the protocol suggests; {@code tpWaiting} is the queue of
+     * waiting TP replicas, as the webhook's gated queue counts it.
+     */
+    @Override
+    public boolean placeBatch(SimPod pod, String id, List<Pool> pools, int tpWaiting) {
+        NodeConstraints own = constraints(pod.spec());
+        BatchPlacement.Ask ask = new BatchPlacement.Ask(id, WorkloadClass.BATCH, pod.numGpu(), Reservation.Owner.NONE,
+                dev.ace.binpacker.placement.Resources.NONE, p -> own, tpWaiting);
+        BatchPlacement.Choice choice = allocator.read(a -> BatchPlacement.trial(a, batch, ask, 0));
+        if (!(choice instanceof BatchPlacement.Placed t)) return false;
+        java.util.Optional<Allocator.Outcome> o = BatchPlacement.commit(allocator, batch, t, 0);
+        if (o.isEmpty()) return false;
+        c.memUsed()[c.state().indexOf(o.get().reservation().node())] += pod.memMib();
         return true;
     }
 

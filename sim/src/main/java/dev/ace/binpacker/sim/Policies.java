@@ -1,9 +1,12 @@
 package dev.ace.binpacker.sim;
 
+import dev.ace.binpacker.placement.BatchRule;
 import dev.ace.binpacker.placement.DemandMix;
 import dev.ace.binpacker.placement.Earmarks;
 import dev.ace.binpacker.placement.FragmentationScorer;
 import dev.ace.binpacker.placement.PackerConfig;
+import dev.ace.binpacker.placement.Pool;
+import java.util.List;
 
 /** Builds a policy by name for one run. */
 public final class Policies {
@@ -35,6 +38,16 @@ public final class Policies {
             case "ace-gross" -> new AcePolicy(c, Policies::gross);
             case "ace-net-all" -> new AcePolicy(c, () -> PackerConfig.defaults().withMix(DemandMix.inferenceDefault().netForCliquesToo()));
             case "ace-frag-equal" -> new AcePolicy(c, () -> gross().withFragmentation(FragmentationScorer.TP_PER_GPU));
+            // the batch-pool rule (issue 20): the simulator's order before it (general, inference, slicing; no reserve,
+            // no yield), the webhook's rule before it (inference first while the reserve holds, then general), and the
+            // alternatives measured beside the default (slicing, general, inference; reserve 1; yield)
+            case "ace-batch-general-first" -> ace(c).withBatch(new BatchRule(List.of(Pool.GENERAL, Pool.INFERENCE, Pool.SLICING), 0, false));
+            case "ace-batch-inference-first" -> ace(c).withBatch(new BatchRule(List.of(Pool.INFERENCE, Pool.GENERAL), 1, false));
+            case "ace-batch-general-slicing" -> ace(c).withBatch(BatchRule.defaults().inOrder(List.of(Pool.GENERAL, Pool.SLICING, Pool.INFERENCE)));
+            case "ace-batch-no-yield" -> ace(c).withBatch(BatchRule.defaults().yielding(false));
+            case "ace-batch-no-inference" -> ace(c).withBatch(BatchRule.defaults().inOrder(List.of(Pool.SLICING, Pool.GENERAL)));
+            // a fleet whose slicing pool offers no whole GPUs (MIG only): general, then inference
+            case "ace-batch-no-slicing" -> ace(c).withBatch(BatchRule.defaults().inOrder(List.of(Pool.GENERAL, Pool.INFERENCE)));
             default -> throw new IllegalArgumentException("unknown policy '" + name + "'; known: " + String.join(", ", Policy.NAMES));
         };
     }
@@ -45,5 +58,7 @@ public final class Policies {
      * ({@code ace-neutral}, {@code ace-exact}, {@code ace-mix-requests}, {@code ace-frag-equal}), so
      * each still differs from {@code ace-gross} in one thing and their published rows stay true.
      */
+    private static AcePolicy ace(SimContext c) { return new AcePolicy(c, PackerConfig::defaults); }
+
     static PackerConfig gross() { return PackerConfig.defaults().withMix(DemandMix.inferenceDefault()); }
 }

@@ -16,11 +16,21 @@ public interface Policy {
         return place(pod, id);
     }
 
+    /**
+     * Places a multi-GPU batch pod (protocol B) with {@code tpWaiting} TP replicas in the queue; ACE applies the
+     * webhook's batch-pool rule, baselines place it as any other pod.
+     */
+    default boolean placeBatch(SimPod pod, String id, java.util.List<dev.ace.binpacker.placement.Pool> pools, int tpWaiting) {
+        return place(pod, id, 1, pools);
+    }
+
     /** Policy names in the order reports list them. */
     java.util.List<String> NAMES = java.util.List.of("random", "k8s-default", "k8s-binpack", "best-fit", "dot-prod",
             "clustering", "packing", "fgd", "device-plugin", "hived", "ace");
 
     /** Variants reported beside the main rows: baselines with kube-scheduler's scores, ACE without parts of itself. */
     java.util.List<String> VARIANTS = java.util.List.of("random-kube", "best-fit-kube", "fgd-kube", "ace-nofrag", "ace-neutral", "ace-frag-equal", "ace-tp2-hgx", "ace-no-earmark", "ace-earmark-strict",
-            "ace-exact", "ace-mix-requests", "ace-gross", "ace-net-all");
+            "ace-exact", "ace-mix-requests", "ace-gross", "ace-net-all",
+            "ace-batch-general-first", "ace-batch-inference-first", "ace-batch-general-slicing", "ace-batch-no-yield", "ace-batch-no-inference",
+            "ace-batch-no-slicing");
 }

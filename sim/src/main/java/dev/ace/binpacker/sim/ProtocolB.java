@@ -19,6 +19,7 @@ import java.util.PriorityQueue;
 public final class ProtocolB {
     private static final List<Pool> TP_POOLS = List.of(Pool.INFERENCE, Pool.GENERAL);
     private static final List<Pool> SMALL_POOLS = List.of(Pool.SLICING, Pool.GENERAL, Pool.INFERENCE);
+    /** The baselines' order for multi-GPU batch pods (they see one flat cluster); ACE applies the webhook's batch-pool rule. */
     private static final List<Pool> BATCH_POOLS = List.of(Pool.GENERAL, Pool.INFERENCE, Pool.SLICING);
 
     private final SimCluster cluster;
@@ -92,7 +93,8 @@ public final class ProtocolB {
             }
             if (decisions == nanos.length) nanos = java.util.Arrays.copyOf(nanos, nanos.length * 2);
             long t0 = System.nanoTime();
-            boolean ok = p.place(pod.asSimPod(), pod.id(), pod.tp(), pools(pod));
+            boolean ok = pod.kind().equals("batch") ? p.placeBatch(pod.asSimPod(), pod.id(), BATCH_POOLS, waiting.size())
+                    : p.place(pod.asSimPod(), pod.id(), pod.tp(), pools(pod));
             nanos[decisions++] = System.nanoTime() - t0;
             if (pod.isTp()) {
                 tpPods++;
@@ -155,7 +157,7 @@ public final class ProtocolB {
 
     private static List<Pool> pools(FleetPod pod) {
         if (pod.isTp()) return TP_POOLS;
-        return pod.kind().equals("batch") ? BATCH_POOLS : SMALL_POOLS;
+        return SMALL_POOLS;
     }
 
     private static boolean fullBandwidth(ClusterState s, Policy p, String id) {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.ace.binpacker.placement.Pool;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -54,6 +55,33 @@ class FleetTest {
         assertTrue(ctx.state().node(ctx.state().indexOf(r.node())).board().isClique(r.gpuMask()));
         assertTrue(ace.place(new SimPod("tp4", 0, 0, 4, 1000, "", -1), "tp4", 4, List.of()));
         assertTrue(ace.reservation("tp4").orElseThrow().node().startsWith("hgx-"));
+    }
+
+    @Test
+    void aceSendsMultiGpuBatchJobsWhereTheWebhooksBatchPoolRuleSaysSlicingThenGeneralThenInference() {
+        SimContext ctx = SimFixtures.context(FleetTrace.cluster(), TargetWorkload.of(List.of(), 95));
+        Policy ace = Policies.create("ace", ctx);
+        // 8 L4 nodes of 8 GPUs: sixteen 4-GPU jobs fill pool slicing; the next goes to pool general, none to pool inference
+        for (int i = 0; i < 17; i++) {
+            assertTrue(ace.placeBatch(new SimPod("b" + i, 0, 0, 4, 1000, "", -1), "b" + i, List.of(Pool.INFERENCE), 0));
+            String node = ace.reservation("b" + i).orElseThrow().node();
+            assertTrue(i < 16 ? node.startsWith("l4-") : node.startsWith("nvl-"), "batch job " + i + " went to " + node);
+        }
+        // the order the simulator gave batch jobs before the rule (general first, then inference) is a variant row now
+        Policy before = Policies.create("ace-batch-general-first", SimFixtures.context(FleetTrace.cluster(), TargetWorkload.of(List.of(), 95)));
+        assertTrue(before.placeBatch(new SimPod("b", 0, 0, 4, 1000, "", -1), "b", List.of(), 0));
+        assertTrue(before.reservation("b").orElseThrow().node().startsWith("nvl-"));
+    }
+
+    @Test
+    void aceYieldsPoolInferenceToWaitingTpReplicasForBatchJobs() {
+        SimContext ctx = SimFixtures.context(FleetTrace.cluster(), TargetWorkload.of(List.of(), 95));
+        Policy ace = Policies.create("ace", ctx);
+        for (int i = 0; i < 32; i++) assertTrue(ace.placeBatch(new SimPod("b" + i, 0, 0, 4, 1000, "", -1), "b" + i, List.of(), 0));
+        // pools slicing and general are full now: pool inference is the last pool, closed while a TP replica waits
+        assertTrue(!ace.placeBatch(new SimPod("late", 0, 0, 2, 1000, "", -1), "late", List.of(), 1));
+        assertTrue(ace.placeBatch(new SimPod("late", 0, 0, 2, 1000, "", -1), "late", List.of(), 0));
+        assertTrue(ace.reservation("late").orElseThrow().node().startsWith("hgx-"));
     }
 
     @Test

@@ -1,9 +1,10 @@
 package dev.ace.binpacker.admission;
 
 import dev.ace.binpacker.placement.Allocator;
+import dev.ace.binpacker.placement.BatchPlacement;
+import dev.ace.binpacker.placement.BatchRule;
 import dev.ace.binpacker.placement.NodeConstraints;
 import dev.ace.binpacker.placement.NodeInfo;
-import dev.ace.binpacker.placement.PlacementRequest;
 import dev.ace.binpacker.placement.PlacementResult;
 import dev.ace.binpacker.placement.Pool;
 import dev.ace.binpacker.placement.ReasonCode;
@@ -92,90 +93,103 @@ final class BackgroundPolicy {
     /**
      * A trial placement that passed every check, or the decision that ends the request.
      *
-     * @param inference  the placement is on pool inference (the reserve of free 8-cliques is checked again at commit)
+     * @param pool       the pool of the placement (on pool inference the reserve of free 8-cliques is checked again at commit)
      * @param protecting why pool inference was not used, for the decision text of a placement elsewhere
      */
-    private record Trial(Decision decision, PlacementRequest request, Allocator.Outcome outcome, int freeAfter, String who,
-                         boolean inference, String protecting) {
-        static Trial end(Decision d, String who) { return new Trial(d, null, null, 0, who, true, null); }
+    private record Trial(Decision decision, BatchPlacement.Placed placed, String who, String protecting) {
+        static Trial end(Decision d, String who) { return new Trial(d, null, who, null); }
+
+        Pool pool() { return placed.pool(); }
     }
 
     Decision multiGpu(AdmissionRequest req, Classification c, NodeConstraints constraints, List<String> warnings,
                       boolean commit, long now) {
         Allocator a = policy.allocator();
-        Trial t = a.read(al -> check(al, req, c, constraints, warnings, now));
+        int tpWaiting = policy.pending() == null ? 0 : policy.pending().waitingForCliques();
+        Trial t = a.read(al -> check(al, req, c, constraints, warnings, now, tpWaiting));
         if (t.decision() != null) return t.decision();
-        Allocator.Outcome o = t.outcome();
+        Allocator.Outcome o = t.placed().outcome();
         if (commit) {
             // Reserved outside the allocator lock (with several replicas the commit is an API round trip); another
             // admission may have raced us, so the reserve is checked again on what was really taken.
-            o = a.place(t.request(), false, now);
-            int freeNow = a.read(FleetView::free8Cliques);
-            if (!o.placed() || (t.inference() && freeNow < config.reserveFree8Cliques())) {
-                if (o.placed() && !o.alreadyHeld()) a.release(o.reservation().id());
+            Optional<Allocator.Outcome> done = BatchPlacement.commit(a, config.batch(), t.placed(), now);
+            if (done.isEmpty()) {
                 return Decision.deny(c.workloadClass(), t.who() + " lost a race for the last free GPUs it could use; retry later",
                         warnings, Why.Rule.RESERVE);
             }
+            o = done.get();
             Optional<Decision> capped = policy.overCap(req, o, c, warnings, now);
             if (capped.isPresent()) return capped.get();
         }
         PlacementResult.Placed placed = (PlacementResult.Placed) o.result();
         Pod m = policy.copy(req.pod());
         if (PodConstraints.boundNode(req.pod()) == null) PodEdits.pinToNode(m, placed.node());
+        if (t.pool() == Pool.SLICING) PodEdits.tolerate(m, config.slicingTaintKey());
         PodEdits.annotate(m, AceKeys.RESERVATION, ReservationJson.write(policy.mapper(), o.reservation()));
-        String text = t.inference()
+        String text = t.pool() == Pool.INFERENCE
                 ? "reserved aligned " + PodPolicy.promise(a, placed).text() + " for " + t.who()
-                        + "; " + t.freeAfter() + " free 8-GPU NVLink domains left"
-                : "reserved " + PodPolicy.promise(a, placed).text() + " in pool general ("
+                        + "; " + t.placed().free8After() + " free 8-GPU NVLink domains left"
+                : "reserved " + PodPolicy.promise(a, placed).text() + " in pool " + t.pool().label() + " ("
                         + (placed.gpus().length > 1 && placed.fullBandwidth() ? "NVLink " + placed.domain() : "no NVLink between them")
                         + ") for " + t.who() + "; pool inference kept whole: " + t.protecting();
         PodEdits.annotate(m, AceKeys.DECISION, text);
         return Decision.placed(c.workloadClass(), m, text, warnings, commit ? o.reservation() : null);
     }
 
-    /** Under the allocator lock: is the job aligned, is there a block, does the reserve of free 8-cliques survive it? */
-    private Trial check(Allocator al, AdmissionRequest req, Classification c, NodeConstraints constraints, List<String> warnings, long now) {
+    /**
+     * Under the allocator lock: the batch-pool rule ({@link BatchPlacement}, the simulator's too) picks the pool, in
+     * the configured order; a refusal says why pool inference, the last pool tried, did not take the pod.
+     */
+    private Trial check(Allocator al, AdmissionRequest req, Classification c, NodeConstraints constraints, List<String> warnings,
+                        long now, int tpWaiting) {
         int domain = FleetView.domainSize(al, Pool.INFERENCE, constraints);
         if (domain == 0) {
             return Trial.end(Decision.untouched(c.workloadClass(), "not on the inference pool", warnings), null);
         }
         int gpus = c.gpus();
         String who = gpus + " GPUs " + c.what();
-        if (Integer.bitCount(gpus) != 1 || gpus > domain) {
-            return elsewhere(al, req, c, constraints, warnings, now, who, Why.Rule.FRACTURING, who + " would fracture the " + domain
-                    + "-GPU NVLink domains of pool inference; request " + Shapes.aligned(domain) + " GPUs (an aligned block)"
-                    + " or 1 GPU for pool slicing" + Shapes.labelNote(c), "it would fracture the " + domain + "-GPU NVLink domains");
+        BatchRule rule = config.batch();
+        BatchPlacement.Ask ask = new BatchPlacement.Ask(Reservation.newId(), c.workloadClass(), gpus, PodPolicy.owner(req),
+                PodRequests.besidesGpus(req.pod()), pool -> onPool(pool, c, constraints), tpWaiting);
+        BatchPlacement.Choice choice = BatchPlacement.trial(al, rule, ask, now);
+        boolean misaligned = Integer.bitCount(gpus) != 1 || gpus > domain;
+        if (choice instanceof BatchPlacement.Placed p) {
+            String protecting = misaligned ? "it would fracture the " + domain + "-GPU NVLink domains"
+                    : "pools are tried in the order " + rule.orderText() + " (" + AceKeys.CONFIG_BATCH_POOLS + ")";
+            return new Trial(null, p, who, protecting);
         }
-        PlacementRequest pr = PlacementRequest.whole(Reservation.newId(), c.workloadClass(), gpus, gpus, List.of(Pool.INFERENCE), constraints)
-                .ownedBy(PodPolicy.owner(req)).needing(PodRequests.besidesGpus(req.pod()));
-        int before = FleetView.free8Cliques(al);
-        Allocator.Outcome trial = al.place(pr, true, now);
-        if (!(trial.result() instanceof PlacementResult.Placed p)) {
-            return elsewhere(al, req, c, constraints, warnings, now, who, new Why.Placement(ReasonCode.NO_FREE_CLIQUE), who + ": no free aligned block of " + gpus
-                    + " GPUs on pool inference (" + ((PlacementResult.Unschedulable) trial.result()).message() + "); retry later",
-                    "no free aligned block of " + gpus + " GPUs there");
-        }
-        int after = FleetView.free8CliquesAfter(al.state(), p, before);
-        if (after < config.reserveFree8Cliques()) {
-            return elsewhere(al, req, c, constraints, warnings, now, who, Why.Rule.RESERVE, who + " would leave " + after
-                    + " free 8-GPU NVLink domains on pool inference, below the reserve of " + config.reserveFree8Cliques()
-                    + " kept for TP 8; retry later" + Shapes.labelNote(c), "its reserve of " + config.reserveFree8Cliques() + " free 8-GPU NVLink domains for TP 8");
-        }
-        return new Trial(null, pr, trial, after, who, true, null);
+        BatchPlacement.Refused r = (BatchPlacement.Refused) choice;
+        String refusal = switch (r.why()) {
+            case MISALIGNED -> who + " would fracture the " + domain + "-GPU NVLink domains of pool inference; request "
+                    + Shapes.aligned(domain) + " GPUs (an aligned block) or 1 GPU for pool slicing" + Shapes.labelNote(c);
+            case TP_WAITING -> who + ": " + tpWaiting + " TP replica" + (tpWaiting == 1 ? " waits" : "s wait")
+                    + " for an NVLink clique, and pool inference takes no batch work meanwhile (" + AceKeys.CONFIG_BATCH_YIELDS
+                    + "); no room on pools " + rule.orderText() + " now; retry later";
+            case NO_BLOCK -> who + ": no free aligned block of " + gpus + " GPUs on pool inference (" + r.detail() + "); retry later";
+            case RESERVE -> who + " would leave " + r.free8After() + " free 8-GPU NVLink domains on pool inference, below the reserve of "
+                    + rule.reserveFree8Cliques() + " kept for TP 8; retry later" + Shapes.labelNote(c);
+            case NOT_OFFERED -> who + ": no room on pools " + rule.orderText() + " now, and pool inference takes no such pods ("
+                    + AceKeys.CONFIG_BATCH_POOLS + "); retry later";
+        };
+        Why why = switch (r.why()) {
+            case MISALIGNED -> OtherPools.couldHold(al.state(), constraints, gpus) ? Why.Rule.NO_FREE_GPUS : Why.Rule.FRACTURING;
+            case TP_WAITING -> Why.Rule.TP_WAITING;
+            case NO_BLOCK -> new Why.Placement(ReasonCode.NO_FREE_CLIQUE);
+            case RESERVE -> Why.Rule.RESERVE;
+            case NOT_OFFERED -> Why.Rule.NO_FREE_GPUS;
+        };
+        String accepted = OtherPools.acceptedNow(al, req.uid(), c.workloadClass(), constraints, rule, tpWaiting, now);
+        return Trial.end(Decision.deny(c.workloadClass(), refusal + "; accepted now: " + accepted, warnings, why), who);
     }
 
     /**
-     * Pool inference must be protected: pool general if it has room now, else the refusal, naming what
-     * would be accepted now. A shape that pool general could hold once GPUs free up is refused for
-     * capacity ({@code no_free_gpus}), not as fracturing: waiting would help.
+     * The pod's constraints as they apply on {@code pool}, null where it may not be sent: pool slicing only for work
+     * that belongs there (batch, interactive, embedding; never an unclassified pod or one that says it serves, which
+     * ACE does not move), with the slicing taint tolerated and only on nodes that offer whole GPUs (no MIG, no MPS).
      */
-    private Trial elsewhere(Allocator al, AdmissionRequest req, Classification c, NodeConstraints constraints, List<String> warnings,
-                            long now, String who, Why reason, String refusal, String protecting) {
-        Optional<OtherPools.Trial> t = OtherPools.place(al, Reservation.newId(), c.workloadClass(), c.gpus(), constraints, PodPolicy.owner(req),
-                PodRequests.besidesGpus(req.pod()), now);
-        if (t.isPresent()) return new Trial(null, t.get().request(), t.get().outcome(), 0, who, false, protecting);
-        Why why = reason == Why.Rule.FRACTURING && OtherPools.couldHold(al.state(), constraints, c.gpus()) ? Why.Rule.NO_FREE_GPUS : reason;
-        String accepted = OtherPools.acceptedNow(al, req.uid(), c.workloadClass(), constraints, config.reserveFree8Cliques(), now);
-        return Trial.end(Decision.deny(c.workloadClass(), refusal + "; accepted now: " + accepted, warnings, why), who);
+    private NodeConstraints onPool(Pool pool, Classification c, NodeConstraints constraints) {
+        if (pool != Pool.SLICING) return constraints;
+        if (c.workloadClass() == WorkloadClass.UNKNOWN || c.workloadClass() == WorkloadClass.INFERENCE) return null;
+        return OtherPools.wholeGpuSlicing(constraints, config.slicingTaintKey());
     }
 }

@@ -1,42 +1,40 @@
 package dev.ace.binpacker.admission;
 
+import dev.ace.binpacker.keys.AceKeys;
 import dev.ace.binpacker.placement.Allocator;
+import dev.ace.binpacker.placement.BatchRule;
+import dev.ace.binpacker.placement.LabelRequirement;
+import dev.ace.binpacker.placement.Toleration;
 import dev.ace.binpacker.placement.ClusterState;
 import dev.ace.binpacker.placement.NodeConstraints;
 import dev.ace.binpacker.placement.NodeInfo;
 import dev.ace.binpacker.placement.PlacementRequest;
 import dev.ace.binpacker.placement.PlacementResult;
 import dev.ace.binpacker.placement.Pool;
-import dev.ace.binpacker.placement.Reservation;
 import dev.ace.binpacker.placement.WorkloadClass;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 
 /**
- * Where multi-GPU batch and interactive work goes when pool inference must be protected: the
- * NVLink-bridged pairs and PCIe-only nodes of pool general (pool slicing keeps its GPUs for
- * slices). When nothing there is free either, it says which pools and sizes would be accepted now.
+ * Questions about the pools besides inference for multi-GPU batch and interactive work
+ * ({@link dev.ace.binpacker.placement.BatchPlacement} places it): which slicing nodes may take it (those
+ * offering plain whole GPUs), and, for a refusal, which pools and sizes would be accepted now.
  * Every method runs under the allocator lock and reserves nothing.
  */
 final class OtherPools {
     private OtherPools() {}
 
-    /** A trial placement on pool general, with the request to commit it. */
-    record Trial(PlacementRequest request, Allocator.Outcome outcome) {}
-
     /**
-     * An NVLink clique of the pod's size where a free one exists (a 2-GPU job on a bridged pair), else
-     * the least damaging GPUs of one node: data-parallel batch work does not need NVLink.
+     * The constraints of a multi-GPU batch pod sent to pool slicing: its own, plus a toleration of the slicing taint, on
+     * the nodes that offer plain whole GPUs only (not MIG-partitioned under the mixed strategy, not shared by MPS).
      */
-    static Optional<Trial> place(Allocator al, String id, WorkloadClass c, int gpus, NodeConstraints constraints,
-                                 Reservation.Owner owner, dev.ace.binpacker.placement.Resources needs, long now) {
-        for (int tp : gpus > 1 ? new int[] {gpus, 1} : new int[] {1}) {
-            PlacementRequest pr = PlacementRequest.whole(id, c, gpus, tp, List.of(Pool.GENERAL), constraints).ownedBy(owner).needing(needs);
-            Allocator.Outcome o = al.place(pr, true, now);
-            if (o.placed()) return Optional.of(new Trial(pr, o));
-        }
-        return Optional.empty();
+    static NodeConstraints wholeGpuSlicing(NodeConstraints own, String taintKey) {
+        List<Toleration> tol = new ArrayList<>(own.tolerations());
+        tol.add(new Toleration(taintKey, "Exists", null, "NoSchedule"));
+        return new NodeConstraints(own.nodeSelector(), own.affinityTerms(), tol).andAnyOf(List.of(List.of(
+                new LabelRequirement(AceKeys.MIG_STRATEGY, "NotIn", List.of("mixed")),
+                new LabelRequirement(AceKeys.SHARING_STRATEGY, "NotIn", List.of("mps")),
+                new LabelRequirement(AceKeys.GPU_COUNT, "Gt", List.of("0")))));
     }
 
     /** Has pool general a node this pod allows with {@code gpus} GPUs in all? Then a refusal now is about capacity, not shape. */
@@ -48,9 +46,11 @@ final class OtherPools {
      * What a multi-GPU batch pod with these constraints would be given now, e.g. "2 or 4 GPUs on pool
      * inference (an aligned block), up to 3 GPUs on one node of pool general".
      */
-    static String acceptedNow(Allocator al, String id, WorkloadClass c, NodeConstraints constraints, int reserve, long now) {
+    static String acceptedNow(Allocator al, String id, WorkloadClass c, NodeConstraints constraints, BatchRule rule, int tpWaiting, long now) {
         ClusterState s = al.state();
-        int domain = FleetView.domainSize(al, Pool.INFERENCE, constraints);
+        int reserve = rule.reserveFree8Cliques();
+        boolean offered = rule.order().contains(Pool.INFERENCE) && !(rule.yieldToWaitingTp() && tpWaiting > 0);
+        int domain = offered ? FleetView.domainSize(al, Pool.INFERENCE, constraints) : 0;
         List<String> parts = new ArrayList<>();
         List<Integer> sizes = new ArrayList<>();
         int before = FleetView.free8Cliques(al);
@@ -60,7 +60,7 @@ final class OtherPools {
         }
         if (!sizes.isEmpty()) parts.add(orList(sizes) + " GPUs on pool inference (an aligned block)");
         int most = 0;
-        for (NodeInfo n : FleetView.allowed(s, Pool.GENERAL, constraints, true)) {
+        for (NodeInfo n : rule.order().contains(Pool.GENERAL) ? FleetView.allowed(s, Pool.GENERAL, constraints, true) : List.<NodeInfo>of()) {
             most = Math.max(most, Long.bitCount(s.freeMask(s.indexOf(n.name()))));
         }
         if (most >= 2) parts.add("up to " + most + " GPUs on one node of pool general");

@@ -50,6 +50,13 @@ public final class PendingDemand {
 
     public synchronized int size() { return byId.size(); }
 
+    /** Waiting pods that want an NVLink clique (TP replicas and ranks of TP groups): pool inference keeps batch work off while any waits. */
+    public synchronized int waitingForCliques() {
+        int n = 0;
+        for (Waiting w : byId.values()) if (w.request().wantsClique()) n++;
+        return n;
+    }
+
     /** Seconds the oldest waiting pod of each TP size has waited at {@code nowMillis}; sizes with none waiting are absent. */
     public synchronized Map<Integer, Double> oldestWaitSeconds(long nowMillis) {
         Map<Integer, Double> out = new TreeMap<>();

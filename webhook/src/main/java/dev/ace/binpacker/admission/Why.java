@@ -31,6 +31,8 @@ public sealed interface Why permits Why.Rule, Why.Placement {
         GROUP("group", false),
         /** It would leave fewer free 8-GPU NVLink domains than the reserve. */
         RESERVE("reserve", true),
+        /** Pool inference takes no multi-GPU batch work while TP replicas wait for a clique (placement.BatchRule). */
+        TP_WAITING("tp-waiting", true),
         /** No free GPUs it may use now, though the pool could hold it once GPUs free up. */
         NO_FREE_GPUS("no_free_gpus", true);
 

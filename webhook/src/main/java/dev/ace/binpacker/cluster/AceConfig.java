@@ -100,6 +100,19 @@ public interface AceConfig {
         int reserveFree8Cliques();
 
         /**
+         * Pools multi-GPU batch, interactive and unclassified pods are tried on, in order; the first that holds the pod
+         * wins, and a pool left out is never used for them (placement.BatchRule; docs/webhook.md). Pool slicing takes
+         * only batch and interactive work, on nodes that offer whole GPUs; pool inference only aligned cliques, past the
+         * reserve of free 8-cliques.
+         */
+        @WithDefault("slicing,general,inference")
+        String batchPools();
+
+        /** Pool inference takes no multi-GPU batch or interactive pod while a TP replica waits for a clique. */
+        @WithDefault("true")
+        boolean batchYieldsToWaitingTp();
+
+        /**
          * GPU reservations of one namespace that may wait for their pod at once; past it a new one is denied. Bounds what
          * a flood of admissions (or one tenant whose pods are denied elsewhere) can hold before the pending TTL frees it.
          */

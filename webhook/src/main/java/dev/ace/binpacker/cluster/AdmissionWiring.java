@@ -1,5 +1,6 @@
 package dev.ace.binpacker.cluster;
 
+import dev.ace.binpacker.placement.BatchRule;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ace.binpacker.admission.AdmissionEngine;
 import dev.ace.binpacker.admission.DecisionLog;
@@ -45,7 +46,8 @@ public record AdmissionWiring(PodPolicy policy, AdmissionEngine engine, Workload
     /** The policy's settings from {@code ace.policy.*}. */
     public static PolicyConfig policyConfig(AceConfig.Policy p) {
         return new PolicyConfig(p.slicingTaintKey(), mebibytes(p.embeddingMemory()), mebibytes(p.interactiveMemory()),
-                p.batchWholeGpu(), p.reserveFree8Cliques(), p.maxPendingPerNamespace());
+                p.batchWholeGpu(), p.reserveFree8Cliques(), p.maxPendingPerNamespace(),
+                new BatchRule(BatchRule.parseOrder(p.batchPools()), p.reserveFree8Cliques(), p.batchYieldsToWaitingTp()));
     }
 
     /** The per-namespace cap on gated pods; strict where no Pod informer can tell which reservations' pods arrived. */

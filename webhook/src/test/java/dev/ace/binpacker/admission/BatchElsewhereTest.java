@@ -42,9 +42,8 @@ class BatchElsewhereTest {
     }
 
     @Test
-    void a_2_gpu_job_that_would_eat_the_reserve_gets_an_nvlink_bridged_pair_of_pool_general() throws Exception {
+    void a_2_gpu_job_gets_an_nvlink_bridged_pair_of_pool_general_before_pool_inference() throws Exception {
         EngineFixture f = demo();
-        takeTwoHgx(f);
         Pod job = BackgroundAndModesTest.job(2, null);
         AdmissionResult r = f.mutate(job);
         JsonNode res = reservation(f, job, r);
@@ -52,7 +51,19 @@ class BatchElsewhereTest {
         assertTrue(f.board(res.path("node").asText()).isClique(mask(res.path("gpus"))), "a bridged pair: " + res);
         String d = decision(f, job, r);
         assertTrue(d.contains("in pool general (NVLink nvl"), d);
-        assertTrue(d.endsWith("pool inference kept whole: its reserve of 1 free 8-GPU NVLink domains for TP 8"), d);
+        assertTrue(d.endsWith("pool inference kept whole: pools are tried in the order slicing, general, inference (ace.policy.batch-pools)"), d);
+    }
+
+    @Test
+    void with_pool_general_full_a_2_gpu_job_that_would_eat_the_reserve_is_refused_for_it() throws Exception {
+        EngineFixture f = demo();
+        for (int i = 0; i < 3; i++) assertTrue(f.mutate(BackgroundAndModesTest.job(4, null)).allowed()); // a100-pcie-0, -1, l40s-0
+        takeTwoHgx(f);
+        AdmissionRequest req = f.request(BackgroundAndModesTest.job(2, null), "ml", false);
+        Decision d = f.engine.policy().decide(req, false, f.clock.get());
+        assertEquals(Decision.Verdict.DENY, d.verdict(), d.text());
+        assertEquals(Why.Rule.RESERVE, d.why(), d.text());
+        assertTrue(d.text().contains("below the reserve of 1 kept for TP 8"), d.text());
     }
 
     @Test
@@ -67,7 +78,6 @@ class BatchElsewhereTest {
     @Test
     void when_pool_general_is_full_too_a_3_gpu_job_is_refused_for_capacity_naming_what_fits_now() throws Exception {
         EngineFixture f = demo();
-        for (int i = 0; i < 3; i++) assertTrue(f.mutate(BackgroundAndModesTest.job(4, null)).allowed()); // 4-GPU blocks: HGX first
         for (int i = 0; i < 3; i++) assertTrue(f.mutate(BackgroundAndModesTest.job(3, null)).allowed()); // l40s-0, a100-pcie-0, -1
         Pod job = BackgroundAndModesTest.job(3, null);
         AdmissionRequest req = f.request(job, "ml", false);
@@ -75,7 +85,7 @@ class BatchElsewhereTest {
         assertEquals(Decision.Verdict.DENY, d.verdict());
         assertEquals(Why.Rule.NO_FREE_GPUS, d.why(), "pool general could hold it once GPUs free up: not a shape refusal");
         assertTrue(d.text().contains("would fracture the 8-GPU NVLink domains of pool inference"), d.text());
-        assertTrue(d.text().endsWith("accepted now: 2 or 4 GPUs on pool inference (an aligned block)"), d.text());
+        assertTrue(d.text().endsWith("accepted now: 2, 4 or 8 GPUs on pool inference (an aligned block)"), d.text());
     }
 
     @Test

@@ -21,7 +21,7 @@ class DecisionTypesTest {
     void outcome_labels_are_the_metric_values_operators_already_select_on() {
         assertEquals(Set.of("placed", "gated", "sliced", "denied", "untouched", "unschedulable"),
                 Arrays.stream(Decision.Outcome.values()).map(Decision.Outcome::label).collect(Collectors.toSet()));
-        assertEquals(Set.of("none", "invalid", "contended", "fracturing", "pending-cap", "group", "reserve", "no_free_gpus"),
+        assertEquals(Set.of("none", "invalid", "contended", "fracturing", "pending-cap", "group", "reserve", "tp-waiting", "no_free_gpus"),
                 Arrays.stream(Why.Rule.values()).map(Why::label).collect(Collectors.toSet()));
         assertEquals("no_free_clique", new Why.Placement(ReasonCode.NO_FREE_CLIQUE).label());
         assertEquals("too_few_free_gpus", new Why.Placement(ReasonCode.TOO_FEW_FREE_GPUS).label());

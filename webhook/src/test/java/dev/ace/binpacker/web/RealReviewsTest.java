@@ -58,6 +58,8 @@ class RealReviewsTest {
         var pod = Https.patchedPod(review, resp);
         assertEquals(review.at("/request/object/spec/containers/0/resources").toString(),
                 Https.MAPPER.valueToTree(pod.getSpec().getContainers().get(0).getResources()).toString(), "never rewritten");
-        assertTrue(pod.getMetadata().getAnnotations().get("ace.dev/decision").startsWith("reserved aligned 2 GPUs"));
+        // the batch-pool rule: pool general before pool inference (never pool slicing: ACE does not move what it cannot classify)
+        assertTrue(pod.getMetadata().getAnnotations().get("ace.dev/decision").startsWith("reserved 2 GPUs"));
+        assertTrue(pod.getMetadata().getAnnotations().get("ace.dev/decision").contains("in pool general"));
     }
 }

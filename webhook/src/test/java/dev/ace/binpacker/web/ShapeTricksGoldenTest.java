@@ -79,8 +79,9 @@ class ShapeTricksGoldenTest {
         assertTrue(reservation == null || reservation.contains("h100-mig-"), "pinned only to a node with MIG: " + reservation);
         JsonNode control = answer("shape-job-2gpu-tolerating-slicing", "fresh");
         Pod c = Https.patchedPod(Https.file(request("shape-job-2gpu-tolerating-slicing")), control);
-        assertTrue(c.getMetadata().getAnnotations().get(AceKeys.RESERVATION).contains("\"node\":\"hgx-"),
-                "the control, without the slice, is placed on an inference board without MIG");
+        // the batch-pool rule: pool general's bridged pair first (the MIG-only slicing nodes offer no whole GPUs)
+        assertTrue(c.getMetadata().getAnnotations().get(AceKeys.RESERVATION).contains("\"node\":\"a100-pcie-"),
+                "the control, without the slice, is placed on a node without MIG");
     }
 
     /**
