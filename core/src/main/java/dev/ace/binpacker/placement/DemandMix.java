@@ -22,6 +22,8 @@ public final class DemandMix {
     private final boolean byGpu;
     /** Which choices count their damage net of their own footprint ({@link #beyondFootprint}). */
     private Footprint footprintRule = Footprint.GROSS;
+    /** True: a GPU share counts as demand for a single GPU ({@link #observeShare}). */
+    private boolean countsShares;
     private double[] footprint = new double[0];
     private long footprintVersion = -1;
 
@@ -131,9 +133,34 @@ public final class DemandMix {
      * is the share of GPU demand per size (8-GPU requests, 8-11 % of openb's whole-GPU requests,
      * carry 30-39 % of its GPUs).
      */
-    public void observe(int gpus) {
+    public void observe(int gpus) { observe(slotOf(gpus), Math.max(1, gpus)); }
+
+    /**
+     * Records a GPU share of {@code milli} (1..999) milli-GPU as demand for single GPUs, when this
+     * mix counts shares ({@link #countingShares}); else nothing. By GPU it weighs its fraction of a
+     * GPU, by request one: on a list where most GPU demand is shares the mix then says so, and
+     * NVLink pairs, quads and domains nobody asks for stop outranking where a share fragments least.
+     */
+    public void observeShare(int milli) {
+        if (!countsShares) return;
+        observe(0, Math.min(1000, Math.max(1, milli)) / 1000.0);
+    }
+
+    /**
+     * This mix, counting GPU shares as single-GPU demand ({@link #observeShare}); without it shares
+     * are not demand at all (the mix before). Returns {@code this}; call before the mix is used.
+     */
+    public DemandMix countingShares() {
+        this.countsShares = true;
+        return this;
+    }
+
+    /** True when GPU shares count as single-GPU demand. */
+    public boolean countsShares() { return countsShares; }
+
+    /** One request for size slot {@code slot} carrying {@code gpus} GPUs (a fraction for a share). */
+    private void observe(int slot, double gpus) {
         if (!learning) return;
-        int slot = slotOf(gpus);
         double mass = 0;
         if (!byGpu) {
             for (int s = 0; s < ewma.length; s++) {
@@ -145,7 +172,7 @@ public final class DemandMix {
             // GPU-weighted: the request adds its GPUs to its size's share, every share decays by
             // alpha per request, so an 8-GPU request moves the mix eight times as far as a 1-GPU one
             for (int s = 0; s < ewma.length; s++) {
-                ewma[s] = (1 - alpha) * gpuMass * ewma[s] + (s == slot ? alpha * Math.max(1, gpus) : 0);
+                ewma[s] = (1 - alpha) * gpuMass * ewma[s] + (s == slot ? alpha * gpus : 0);
                 mass += ewma[s];
             }
             gpuMass = mass;

@@ -39,10 +39,23 @@ public final class FragmentationScorer {
      */
     public static final double TP_PER_GPU = 1000;
 
+    /** What a GPU share pays, below the NVLink capacity it breaks, for taking a wholly free GPU. */
+    public enum ShareOnWholeGpu {
+        /** The fragmentation it adds, as FGD scores it (the production rule since issue 20's share lists). */
+        FRAGMENTATION,
+        /**
+         * Also the GPU's single-GPU capacity on fragmentation's scale ({@link #TP_PER_GPU} per unit):
+         * the rule before, which kept shares off whole GPUs where FGD would break one (sim variant
+         * {@code ace-share-single}).
+         */
+        SINGLE_GPU_COST
+    }
+
     private final double coverage;
     private final boolean byGpu;
     private final double tpWeight;
     private final boolean coarse;
+    private final ShareOnWholeGpu shareOnWholeGpu;
 
     private record Shape(int gpus, int milli, long cpu, String model, NodeConstraints constraints) {}
 
@@ -90,6 +103,12 @@ public final class FragmentationScorer {
      *               index, instead of by the exact milli-GPU added with ties to the fuller node
      */
     public FragmentationScorer(double coverage, boolean byGpu, double tpWeight, boolean coarse) {
+        this(coverage, byGpu, tpWeight, coarse, ShareOnWholeGpu.SINGLE_GPU_COST);
+    }
+
+    /** @param shareOnWholeGpu what a share pays for a wholly free GPU below its NVLink damage */
+    public FragmentationScorer(double coverage, boolean byGpu, double tpWeight, boolean coarse, ShareOnWholeGpu shareOnWholeGpu) {
+        this.shareOnWholeGpu = shareOnWholeGpu;
         this.coverage = coverage;
         this.byGpu = byGpu;
         this.tpWeight = tpWeight;
@@ -98,6 +117,12 @@ public final class FragmentationScorer {
 
     /** What one unit of TP damage weighs against one milli-GPU of fragmentation when the packer adds them. */
     public double tpWeight() { return tpWeight; }
+
+    /** What a GPU share pays, below its NVLink damage, for taking a wholly free GPU. */
+    public ShareOnWholeGpu shareOnWholeGpu() { return shareOnWholeGpu; }
+
+    /** A fresh scorer with these settings and another share rule (no learned state: call at configuration time). */
+    public FragmentationScorer with(ShareOnWholeGpu rule) { return new FragmentationScorer(coverage, byGpu, tpWeight, coarse, rule); }
 
     /** True when choices are ranked by FGD's integer score and equal scores go to the lowest node index. */
     public boolean coarse() { return coarse; }

@@ -65,7 +65,8 @@ public final class Packer {
 
     /** Tells the demand mix what was asked for, so the score follows the real workload. */
     public void observe(PlacementRequest r) {
-        if (!r.isShare()) config.mix().observe(r.gpus());
+        if (r.isShare()) config.mix().observeShare(r.milliPerGpu());
+        else config.mix().observe(r.gpus());
         if (config.fragmentation() != null) config.fragmentation().observe(r);
     }
 
@@ -169,8 +170,10 @@ public final class Packer {
     }
 
     /**
-     * With fragmentation scoring: every GPU that fits is a candidate; damage = TP capacity lost
-     * (in milli-GPU) + fragmentation added. Left in {@code scratch[0]}; 0 when none fits.
+     * With fragmentation scoring: every GPU that fits is a candidate; damage = the NVLink capacity a
+     * wholly free GPU's breaking destroys beyond the GPU itself (weighed first, as every TP damage),
+     * then the fragmentation added, as FGD scores it ({@link FragmentationScorer.ShareOnWholeGpu}).
+     * Left in {@code scratch[0]}; 0 when none fits.
      */
     private long fragmentationShareGpu(int i, NodeInfo n, PlacementRequest r, BoardScorer s, long free, FragmentationScorer frag) {
         long best = 0;
@@ -186,7 +189,9 @@ public final class Packer {
                 if (Double.isNaN(wholeFrag)) wholeFrag = frag.delta(state, i, bit, r.milliPerGpu(), r.cpuMilli());
                 double loss = s.value(free, config.mix()) - s.value(free & ~bit, config.mix());
                 double single = s.singleGpuLoss(free, bit, config.mix());
-                d = (loss - single) * frag.tpWeight() + frag.cost(single * FragmentationScorer.TP_PER_GPU + wholeFrag);
+                double singleCost = frag.shareOnWholeGpu() == FragmentationScorer.ShareOnWholeGpu.SINGLE_GPU_COST
+                        ? single * FragmentationScorer.TP_PER_GPU : 0;
+                d = (loss - single) * frag.tpWeight() + frag.cost(singleCost + wholeFrag);
             } else {
                 d = frag.cost(frag.delta(state, i, bit, r.milliPerGpu(), r.cpuMilli()));
             }

@@ -15,10 +15,18 @@ public record PackerConfig(DemandMix mix, boolean poolPreferenceStrict, Fragment
      * This configuration with fragmentation scoring on, as the webhook runs it: a fresh scorer that
      * learns from the requests seen, every shape counted (full coverage, which keeps rare 8-GPU
      * shapes in the target), TP damage first, and below it FGD's coarse integer score with ties to
-     * the lowest node index ({@link FragmentationScorer#cost}; docs/benchmarks.md).
+     * the lowest node index ({@link FragmentationScorer#cost}; docs/benchmarks.md); a GPU share
+     * pays for a wholly free GPU only the NVLink capacity it breaks and the fragmentation it adds
+     * ({@link FragmentationScorer.ShareOnWholeGpu#FRAGMENTATION}).
      */
     public PackerConfig withFragmentation() {
-        return new PackerConfig(mix, poolPreferenceStrict, new FragmentationScorer(1.0, false, FragmentationScorer.TP_FIRST, true));
+        return new PackerConfig(mix, poolPreferenceStrict, new FragmentationScorer(1.0, false, FragmentationScorer.TP_FIRST, true,
+                FragmentationScorer.ShareOnWholeGpu.FRAGMENTATION));
+    }
+
+    /** This configuration with another rule for what a GPU share pays for a wholly free GPU (a fresh scorer; no-op without fragmentation). */
+    public PackerConfig with(FragmentationScorer.ShareOnWholeGpu rule) {
+        return fragmentation == null ? this : new PackerConfig(mix, poolPreferenceStrict, fragmentation.with(rule));
     }
 
     /**
@@ -38,10 +46,13 @@ public record PackerConfig(DemandMix mix, boolean poolPreferenceStrict, Fragment
 
     /**
      * What the webhook runs ({@code cluster.Fleet}) and the simulator's {@code ace} row measures:
-     * the inference prior, learned by GPU, a choice's TP damage counted net of its own footprint
+     * the inference prior, learned by GPU (GPU shares counted as their fraction of a single GPU,
+     * {@link DemandMix#countingShares}), a choice's TP damage counted net of its own footprint
      * ({@link DemandMix#beyondFootprint}), fragmentation below it ({@link #withFragmentation()}).
      */
-    public static PackerConfig defaults() { return new PackerConfig(DemandMix.inferenceDefault().netOfFootprint(), true).withFragmentation(); }
+    public static PackerConfig defaults() {
+        return new PackerConfig(DemandMix.inferenceDefault().netOfFootprint().countingShares(), true).withFragmentation();
+    }
 
     public static PackerConfig frozen(double[] prior) { return new PackerConfig(DemandMix.frozen(prior), true); }
 }

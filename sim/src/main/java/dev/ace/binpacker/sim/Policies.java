@@ -28,15 +28,18 @@ public final class Policies {
             case "device-plugin" -> new K8sPolicy(c, K8sPolicy.Mode.DEVICE_PLUGIN);
             case "hived" -> new HivedPolicy(c);
             case "ace" -> new AcePolicy(c, PackerConfig::defaults);
-            case "ace-neutral" -> new AcePolicy(c, () -> PackerConfig.defaults().withMix(DemandMix.neutral()));
+            case "ace-neutral" -> new AcePolicy(c, () -> PackerConfig.defaults().withMix(DemandMix.neutral()).with(SINGLE_GPU_COST));
             case "ace-tp2-hgx" -> new AcePolicy(c, PackerConfig::defaults, false);
             case "ace-no-earmark" -> new AcePolicy(c, PackerConfig::defaults, true, Earmarks.Rule.OFF);
             case "ace-earmark-strict" -> new AcePolicy(c, PackerConfig::defaults, true, Earmarks.Rule.STRICT);
             case "ace-nofrag" -> new AcePolicy(c, () -> PackerConfig.defaults().withoutFragmentation());
             case "ace-exact" -> new AcePolicy(c, () -> gross().withFragmentation(FragmentationScorer.TP_FIRST));
-            case "ace-mix-requests" -> new AcePolicy(c, () -> PackerConfig.defaults().withMix(DemandMix.inferenceDefaultByRequest()));
+            case "ace-mix-requests" -> new AcePolicy(c, () -> PackerConfig.defaults().withMix(DemandMix.inferenceDefaultByRequest()).with(SINGLE_GPU_COST));
             case "ace-gross" -> new AcePolicy(c, Policies::gross);
-            case "ace-net-all" -> new AcePolicy(c, () -> PackerConfig.defaults().withMix(DemandMix.inferenceDefault().netForCliquesToo()));
+            case "ace-shares-before" -> new AcePolicy(c, Policies::sharesBefore);
+            case "ace-shares-unseen" -> new AcePolicy(c, () -> PackerConfig.defaults().withMix(DemandMix.inferenceDefault().netOfFootprint()));
+            case "ace-share-single" -> new AcePolicy(c, () -> PackerConfig.defaults().with(SINGLE_GPU_COST));
+            case "ace-net-all" -> new AcePolicy(c, () -> PackerConfig.defaults().withMix(DemandMix.inferenceDefault().netForCliquesToo().countingShares()));
             case "ace-frag-equal" -> new AcePolicy(c, () -> gross().withFragmentation(FragmentationScorer.TP_PER_GPU));
             // the batch-pool rule (issue 20): the simulator's order before it (general, inference, slicing; no reserve,
             // no yield), the webhook's rule before it (inference first while the reserve holds, then general), and the
@@ -60,5 +63,18 @@ public final class Policies {
      */
     private static AcePolicy ace(SimContext c) { return new AcePolicy(c, PackerConfig::defaults); }
 
-    static PackerConfig gross() { return PackerConfig.defaults().withMix(DemandMix.inferenceDefault()); }
+    static PackerConfig gross() { return PackerConfig.defaults().withMix(DemandMix.inferenceDefault()).with(SINGLE_GPU_COST); }
+
+    /**
+     * The webhook's engine before the share rules of issue 20's share lists (the {@code ace} row of
+     * the run before, commit c5a9661): the demand mix does not count GPU shares, and a share that
+     * takes a wholly free GPU also pays its single-GPU capacity on fragmentation's scale. The
+     * {@code ace-shares-before} row; {@code ace-shares-unseen} and {@code ace-share-single} each
+     * bring back one of the two.
+     */
+    static PackerConfig sharesBefore() {
+        return PackerConfig.defaults().withMix(DemandMix.inferenceDefault().netOfFootprint()).with(SINGLE_GPU_COST);
+    }
+
+    private static final FragmentationScorer.ShareOnWholeGpu SINGLE_GPU_COST = FragmentationScorer.ShareOnWholeGpu.SINGLE_GPU_COST;
 }
