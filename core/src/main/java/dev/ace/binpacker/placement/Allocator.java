@@ -95,15 +95,38 @@ public final class Allocator {
      * (a burst that all replicas pack onto the same nodes). Nothing is reserved for it; the caller answers without
      * failing: a TP pod is gated for the leader to place, anything else is told to retry.
      */
-    public static final class Contended extends IllegalStateException {
+    public static class Contended extends IllegalStateException {
         private final int attempts;
 
         public Contended(String id, int attempts) {
-            super("reservation " + id + " lost " + attempts + " races for GPUs to other replicas' reservations");
+            this("reservation " + id + " lost " + attempts + " races for GPUs to other replicas' reservations", attempts, null);
+        }
+
+        protected Contended(String message, int attempts, Throwable cause) {
+            super(message, cause);
             this.attempts = attempts;
         }
 
         public int attempts() { return attempts; }
+    }
+
+    /**
+     * The shared ledger could not be written at all (the API server refused or dropped the call, as while it
+     * restarts). Nothing is reserved here, and the caller answers it as a contended reservation: a TP pod waits at
+     * the gate for the leader, anything else is told to retry. A server error instead would let failurePolicy
+     * admit the pod without ACE (failing open). If the write did land, its entry has no pod and expires as any
+     * pending entry whose pod never appears.
+     */
+    public static final class Unrecorded extends Contended {
+        public Unrecorded(String id, RuntimeException cause) {
+            super("the GpuLedger write for reservation " + id + " failed (" + firstLine(cause) + ")", 1, cause);
+        }
+
+        private static String firstLine(RuntimeException e) {
+            String m = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+            int nl = m.indexOf('\n');
+            return nl < 0 ? m : m.substring(0, nl);
+        }
     }
 
     /** What the allocator did with a request. */
@@ -163,7 +186,7 @@ public final class Allocator {
                 winners = store.commit(o.reservation());
             } catch (RuntimeException e) {
                 dropLocal(o.reservation().id());
-                throw e;
+                throw new Unrecorded(o.reservation().id(), e);
             }
             if (winners.isEmpty()) return placed(c, false, waiter);
             conflicts.incrementAndGet();

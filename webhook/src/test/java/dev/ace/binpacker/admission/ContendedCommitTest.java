@@ -52,4 +52,35 @@ class ContendedCommitTest {
         assertEquals(0, f.allocator.ledger().all().stream().filter(Reservation::isAce)
                 .filter(e -> e.owner().namespace() != null && e.owner().namespace().equals("ml")).count(), "nothing held for it");
     }
+
+    /** A ledger the API server cannot be reached for (it restarts): every write fails on the connection. */
+    static final class Unreachable implements ReservationStore {
+        int tried;
+
+        @Override
+        public List<Reservation> commit(Reservation r) {
+            tried++;
+            throw new IllegalStateException("Connection was closed\n\tat the client's stack");
+        }
+
+        @Override
+        public void remove(Reservation r) {}
+    }
+
+    /** Seen on the real API server (ApiServerRestartIT): a pod admitted while the API server stopped ran without ACE. */
+    @Test
+    void a_tp_pod_whose_ledger_write_fails_is_gated_for_the_leader_not_a_server_error_that_fails_open() {
+        Unreachable store = new Unreachable();
+        EngineFixture f = new EngineFixture(store, EngineFixture.hgx("hgx-0"));
+        Pod pod = PodPolicyTest.tp(4);
+        AdmissionResult r = f.mutate(pod);
+        assertTrue(r.allowed(), "an AdmissionReview answer, not an HTTP 500 that failurePolicy Ignore turns into no ACE: " + r);
+        Pod out = f.patched(pod, r);
+        assertTrue(out.getSpec().getSchedulingGates().stream().anyMatch(g -> g.getName().equals(AceKeys.GATE)), "gated");
+        assertFalse(out.getMetadata().getAnnotations().containsKey(AceKeys.RESERVATION), "no reservation is promised");
+        String decision = out.getMetadata().getAnnotations().get(AceKeys.DECISION);
+        assertTrue(decision.contains("the GpuLedger write for reservation") && decision.contains("failed (Connection was closed)"), decision);
+        assertEquals(1, store.tried, "one write: a dead connection is not a lost race to retry against");
+        assertEquals(0, f.allocator.ledger().all().stream().filter(Reservation::isAce).count(), "nothing held for it locally");
+    }
 }
