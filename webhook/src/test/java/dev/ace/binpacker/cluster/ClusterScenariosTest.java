@@ -2,6 +2,7 @@ package dev.ace.binpacker.cluster;
 
 import static dev.ace.binpacker.cluster.MockCluster.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -168,19 +169,16 @@ class ClusterScenariosTest {
     }
 
     @Test
-    void a_failed_ledger_write_answers_500_and_leaks_nothing_and_lost_races_are_retried_and_counted() {
+    void a_failed_ledger_write_gates_the_pod_and_leaks_nothing_and_lost_races_are_retried_and_counted() {
         MockReplica a = leaderOn("hgx-h100-0");
         // Only the writes of this admission's entry fail (the leader's own writes to the same objects go through),
         // and more often than fabric8 retries a 5xx by itself.
         k8s.api.fail("POST", "/gpuledgers", "unlucky", 500, 100);
         k8s.api.fail("PUT", "/gpuledgers", "unlucky", 500, 100);
-        boolean failed = false;
-        try {
-            a.admit(tp(4, "unlucky"));
-        } catch (RuntimeException e) {
-            failed = true; // the webhook answers HTTP 500; the API server applies failurePolicy
-        }
-        assertTrue(failed, "a failed commit is an error, not a pinned pod");
+        // Not an HTTP 500 (failurePolicy Ignore would admit the pod without ACE): the pod waits at the gate for the leader.
+        Pod unlucky = a.admit(tp(4, "unlucky"));
+        assertTrue(GateRelease.isGated(unlucky), "a failed commit gates the pod, it neither pins it nor fails open");
+        assertFalse(unlucky.getMetadata().getAnnotations().containsKey(AceKeys.RESERVATION), "no reservation is promised");
         assertEquals(List.of(), a.entries(), "the local reservation is released at once");
         k8s.api.clearFaults();
 

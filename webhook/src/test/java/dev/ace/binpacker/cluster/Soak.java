@@ -92,7 +92,11 @@ final class Soak {
             pod.getMetadata().setName(fixed);
         }
         pod.getMetadata().setOwnerReferences(List.of(new OwnerReference("apps/v1", true, true, "ReplicaSet", "svc", "rs-uid")));
-        Pod out = r.admit(pod, "req-" + seed + "-" + (++requests));
+        String uid = "req-" + seed + "-" + (++requests);
+        // Every 15th request finds the webhook unreachable (a timeout, a TLS error): failurePolicy Ignore creates the
+        // pod as submitted. ACE's own failures (a ledger write refused) no longer fail open, so this is the soak's
+        // pod that ACE never saw at admission.
+        Pod out = requests % 15 == 0 ? pod : r.admit(pod, uid);
         if (out == null) {
             note("admit denied on " + r.name);
             return;
