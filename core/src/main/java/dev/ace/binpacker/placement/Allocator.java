@@ -81,7 +81,7 @@ public final class Allocator {
     /** The node earmarked for waiter {@code key}, if any (for explanations and tests). */
     public Optional<String> earmarkedFor(String key) {
         synchronized (lock) {
-            earmarks.offLimits(null, ledger.state());
+            earmarks.offLimits(null, ledger.state(), packer.index());
             int i = earmarks.nodeOf(key);
             return i < 0 ? Optional.empty() : Optional.of(ledger.state().node(i).name());
         }
@@ -223,7 +223,7 @@ public final class Allocator {
                         : packer.placed(idx, h.gpuMask(), 0);
                 return new Checked<>(Optional.empty(), new Outcome(p, h, true));
             }
-            PlacementResult result = packer.decide(r, earmarks.offLimits(waiter, ledger.state()), earmarks.rule() != Earmarks.Rule.STRICT);
+            PlacementResult result = packer.decide(r, earmarks.offLimits(waiter, ledger.state(), packer.index()), earmarks.rule() != Earmarks.Rule.STRICT);
             if (result instanceof PlacementResult.Placed decided) {
                 Optional<V> veto = check.veto(this, decided);
                 if (veto.isPresent()) return new Checked<>(veto, null);
