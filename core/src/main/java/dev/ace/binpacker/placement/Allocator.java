@@ -138,8 +138,8 @@ public final class Allocator {
      * Decides and, unless {@code dryRun}, reserves. A request whose id, or whose admission request,
      * already holds a reservation gets that reservation back (admission is retried and reinvoked; it
      * must be idempotent). A store that fails (HTTP 500, timeout) leaves nothing reserved here and
-     * the exception goes to the caller: an ambiguous write that did land is an untied entry the
-     * leader expires.
+     * throws {@link Unrecorded}: an ambiguous write that did land is an untied entry the leader
+     * expires.
      */
     public Outcome place(PlacementRequest r, boolean dryRun, long nowMillis) {
         return place(r, dryRun, nowMillis, (String) null);
@@ -155,7 +155,9 @@ public final class Allocator {
     }
 
     /** A placement a policy's check may have vetoed: {@code veto} present and {@code outcome} null, or the outcome. */
-    public record Checked<V>(Optional<V> veto, Outcome outcome) {}
+    public record Checked<V>(Optional<V> veto, Outcome outcome) {
+        static <V> Checked<V> of(Outcome outcome) { return new Checked<>(Optional.empty(), outcome); }
+    }
 
     /** A policy's check of a decision, judged before anything is reserved: an answer vetoes the placement. */
     @FunctionalInterface
@@ -221,7 +223,7 @@ public final class Allocator {
                 PlacementResult.Placed p = idx < 0
                         ? new PlacementResult.Placed(h.node(), -1, h.gpuMask(), false, h.domain(), 0)
                         : packer.placed(idx, h.gpuMask(), 0);
-                return new Checked<>(Optional.empty(), new Outcome(p, h, true));
+                return Checked.of(new Outcome(p, h, true));
             }
             PlacementResult result = packer.decide(r, earmarks.offLimits(waiter, ledger.state(), packer.index()), earmarks.rule() != Earmarks.Rule.STRICT);
             if (result instanceof PlacementResult.Placed decided) {
@@ -229,10 +231,10 @@ public final class Allocator {
                 if (veto.isPresent()) return new Checked<>(veto, null);
             }
             if (!dryRun) packer.observe(r);
-            if (!(result instanceof PlacementResult.Placed p)) return new Checked<>(Optional.empty(), new Outcome(result, null, false));
+            if (!(result instanceof PlacementResult.Placed p)) return Checked.of(new Outcome(result, null, false));
             Reservation res = new Reservation(r.id(), p.node(), p.gpuMask(), r.milliPerGpu(), r.cpuMilli(),
                     r.tp(), p.domain() == null ? null : p.node() + "/" + p.domain(), nowMillis, r.owner().podUid() == null, r.owner());
-            if (dryRun) return new Checked<>(Optional.empty(), new Outcome(result, res, false));
+            if (dryRun) return Checked.of(new Outcome(result, res, false));
             Ledger.Outcome o = ledger.reserve(res);
             if (o != Ledger.Outcome.RESERVED) {
                 // Cannot happen under the lock; if it does, the ledger and the index disagree: fail loudly.
@@ -243,7 +245,7 @@ public final class Allocator {
                 pinned.put(res.id(), new PinnedNeed(p.node(), r.needs()));
                 refreshUsed(p.node());
             }
-            return new Checked<>(Optional.empty(), new Outcome(result, res, false));
+            return Checked.of(new Outcome(result, res, false));
         }
     }
 

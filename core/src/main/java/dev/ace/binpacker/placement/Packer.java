@@ -17,7 +17,6 @@ public final class Packer {
     private final PackerConfig config;
     private final NodeIndex index;
     private final double[] scratch = new double[1];
-    private java.util.BitSet offLimits;
 
     public Packer(ClusterState state, PackerConfig config) {
         this.state = state;
@@ -93,12 +92,11 @@ public final class Packer {
     }
 
     private PlacementResult.Placed choose(PlacementRequest r, boolean clique, java.util.BitSet offLimits) {
-        this.offLimits = offLimits;
+        if (r.isShare() || r.cpuMilli() > 0 || r.gpuModel() != null) return scan(r, clique, offLimits);
         index.offLimits(offLimits);
         try {
-            return (r.isShare() || r.cpuMilli() > 0 || r.gpuModel() != null) ? scan(r, clique) : index.best(r, clique, config, scratch);
+            return index.best(r, clique, config, scratch);
         } finally {
-            this.offLimits = null;
             index.offLimits(null);
         }
     }
@@ -122,7 +120,7 @@ public final class Packer {
     }
 
     /** Linear scan for requests that count CPU, share one GPU or pin a GPU model. */
-    private PlacementResult.Placed scan(PlacementRequest r, boolean clique) {
+    private PlacementResult.Placed scan(PlacementRequest r, boolean clique, java.util.BitSet offLimits) {
         DemandMix mix = config.mix();
         int bestNode = -1;
         long bestSet = 0;
