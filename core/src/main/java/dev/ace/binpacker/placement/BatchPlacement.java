@@ -70,16 +70,16 @@ public final class BatchPlacement {
 
     /**
      * Reserves what {@link #trial} chose. Empty when the GPUs went to another admission meanwhile, or, on pool
-     * inference, when what was really taken leaves fewer free 8-cliques than the reserve (nothing is kept then).
+     * inference, when the GPUs the packer now picks would leave fewer free 8-cliques than the reserve: that check is
+     * the allocator's {@link Allocator.Check}, judged on the decision under the same lock hold before anything is
+     * reserved, so nothing is reserved and given back.
      */
     public static Optional<Allocator.Outcome> commit(Allocator a, BatchRule rule, Placed t, long now) {
-        Allocator.Outcome o = a.place(t.request(), false, now);
-        boolean belowReserve = t.pool() == Pool.INFERENCE && a.read(al -> al.packer().freeCliques(Pool.INFERENCE, 8)) < rule.reserveFree8Cliques();
-        if (!o.placed() || belowReserve) {
-            if (o.placed() && !o.alreadyHeld()) a.release(o.reservation().id());
-            return Optional.empty();
-        }
-        return Optional.of(o);
+        Allocator.Checked<Refusal> c = a.place(t.request(), false, now, (al, p) -> t.pool() == Pool.INFERENCE
+                && free8CliquesAfter(al.state(), p, al.packer().freeCliques(Pool.INFERENCE, 8)) < rule.reserveFree8Cliques()
+                ? Optional.of(Refusal.RESERVE) : Optional.empty());
+        if (c.veto().isPresent() || !c.outcome().placed()) return Optional.empty();
+        return Optional.of(c.outcome());
     }
 
     /** An aligned clique on pool inference, if the rule lets it have one now. */
@@ -87,7 +87,7 @@ public final class BatchPlacement {
         int domain = al.packer().largestClique(Pool.INFERENCE, c);
         int gpus = ask.gpus();
         if (domain == 0) return new Refused(Refusal.NOT_OFFERED, 0, 0, "");
-        if (Integer.bitCount(gpus) != 1 || gpus > domain) return new Refused(Refusal.MISALIGNED, domain, 0, "");
+        if (!aligned(gpus, domain)) return new Refused(Refusal.MISALIGNED, domain, 0, "");
         int before = al.packer().freeCliques(Pool.INFERENCE, 8);
         if (rule.yieldToWaitingTp() && ask.tpWaiting() > 0) return new Refused(Refusal.TP_WAITING, domain, before, "");
         PlacementRequest pr = request(ask, gpus, Pool.INFERENCE, c);
@@ -116,6 +116,9 @@ public final class BatchPlacement {
     private static PlacementRequest request(Ask ask, int tp, Pool pool, NodeConstraints c) {
         return PlacementRequest.whole(ask.id(), ask.workloadClass(), ask.gpus(), tp, List.of(pool), c).ownedBy(ask.owner()).needing(ask.needs());
     }
+
+    /** True when {@code gpus} is an aligned block of boards whose NVLink domains are {@code domain} GPUs: a power of two that fits. */
+    public static boolean aligned(int gpus, int domain) { return Integer.bitCount(gpus) == 1 && gpus <= domain; }
 
     /** Free 8-cliques on pool inference once {@code p} is taken, given {@code before} free now. */
     public static int free8CliquesAfter(ClusterState s, PlacementResult.Placed p, int before) {

@@ -125,7 +125,7 @@ class BatchPlacementTest {
     }
 
     @Test
-    void commit_reserves_the_trial_and_gives_it_back_when_the_reserve_was_lost_meanwhile() {
+    void commit_reserves_the_trial_and_reserves_nothing_when_the_reserve_was_lost_meanwhile() {
         Allocator a = fleet();
         fillSlicingAndGeneral(a);
         BatchPlacement.Placed t = placed(trial(a, BatchRule.defaults(), job(2, 0)));

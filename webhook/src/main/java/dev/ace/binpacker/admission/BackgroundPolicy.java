@@ -152,7 +152,7 @@ final class BackgroundPolicy {
         BatchPlacement.Ask ask = new BatchPlacement.Ask(Reservation.newId(), c.workloadClass(), gpus, PodPolicy.owner(req),
                 PodRequests.besidesGpus(req.pod()), pool -> onPool(pool, c, constraints), tpWaiting);
         BatchPlacement.Choice choice = BatchPlacement.trial(al, rule, ask, now);
-        boolean misaligned = Integer.bitCount(gpus) != 1 || gpus > domain;
+        boolean misaligned = !BatchPlacement.aligned(gpus, domain);
         if (choice instanceof BatchPlacement.Placed p) {
             String protecting = misaligned ? "it would fracture the " + domain + "-GPU NVLink domains"
                     : "pools are tried in the order " + rule.orderText() + " (" + AceKeys.CONFIG_BATCH_POOLS + ")";

@@ -49,17 +49,4 @@ final class FleetView {
         for (NodeInfo n : nodes) if (n.board() != null) d = Math.max(d, n.board().largestClique());
         return d;
     }
-
-    /** Free 8-cliques on the inference pool once {@code p} is taken, given {@code before} free now. */
-    static int free8CliquesAfter(ClusterState s, dev.ace.binpacker.placement.PlacementResult.Placed p, int before) {
-        int idx = s.indexOf(p.node());
-        NodeInfo n = s.node(idx);
-        if (n.pool() != Pool.INFERENCE) return before;
-        long free = s.freeMask(idx);
-        return before - free8Cliques(n, free) + free8Cliques(n, free & ~p.gpuMask());
-    }
-
-    static int free8Cliques(NodeInfo n, long free) {
-        return dev.ace.binpacker.placement.PoolStats.freeCliques(n, free, 8);
-    }
 }

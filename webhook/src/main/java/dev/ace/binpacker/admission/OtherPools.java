@@ -2,6 +2,7 @@ package dev.ace.binpacker.admission;
 
 import dev.ace.binpacker.keys.AceKeys;
 import dev.ace.binpacker.placement.Allocator;
+import dev.ace.binpacker.placement.BatchPlacement;
 import dev.ace.binpacker.placement.BatchRule;
 import dev.ace.binpacker.placement.LabelRequirement;
 import dev.ace.binpacker.placement.Toleration;
@@ -56,7 +57,7 @@ final class OtherPools {
         int before = FleetView.free8Cliques(al);
         for (int size = 2; size <= domain; size <<= 1) {
             Allocator.Outcome o = al.place(PlacementRequest.whole(id, c, size, size, List.of(Pool.INFERENCE), constraints), true, now);
-            if (o.result() instanceof PlacementResult.Placed p && FleetView.free8CliquesAfter(s, p, before) >= reserve) sizes.add(size);
+            if (o.result() instanceof PlacementResult.Placed p && BatchPlacement.free8CliquesAfter(s, p, before) >= reserve) sizes.add(size);
         }
         if (!sizes.isEmpty()) parts.add(orList(sizes) + " GPUs on pool inference (an aligned block)");
         int most = 0;
