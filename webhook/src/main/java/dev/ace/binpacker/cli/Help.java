@@ -91,10 +91,6 @@ final class Help {
                 () -> (args, out, err) -> { throw CliException.usage("not in the webhook's jar; " + where); });
     }
 
-    static boolean isHelpWord(String a) { return Tool.isHelpWord(a); }
-
-    static boolean asked(String[] args) { return Tool.asked(args); }
-
     static Entry find(String name) {
         return ENTRIES.stream().filter(e -> e.name().equals(name)).findFirst().orElse(null);
     }

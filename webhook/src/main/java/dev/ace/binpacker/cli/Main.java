@@ -4,7 +4,6 @@ import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.annotations.QuarkusMain;
 import java.io.PrintStream;
 import java.util.Arrays;
-import java.util.List;
 
 /**
  * Entry point: {@code serve} (default) starts the webhook; every other command, and every help
@@ -15,7 +14,7 @@ public final class Main {
     private Main() {}
 
     public static void main(String... args) {
-        if (isServe(args) && !Help.asked(args)) {
+        if (isServe(args) && !Tool.asked(args)) {
             String[] rest = args.length > 0 && args[0].equals("serve") ? Arrays.copyOfRange(args, 1, args.length) : args;
             try {
                 ServeOptions.apply(rest);
@@ -35,8 +34,8 @@ public final class Main {
 
     /** Everything but starting the server: help, usage errors, and the plain commands. Returns the exit code. */
     static int run(String[] args, PrintStream out, PrintStream err) {
-        if (args.length == 0 || Help.isHelpWord(args[0])) {
-            if (args.length > 1 && !Help.isHelpWord(args[1])) return Help.command(args[1], out, err);
+        if (args.length == 0 || Tool.isHelpWord(args[0])) {
+            if (args.length > 1 && !Tool.isHelpWord(args[1])) return Help.command(args[1], out, err);
             Help.overview(out);
             return 0;
         }
@@ -47,7 +46,7 @@ public final class Main {
             err.println("commands: " + String.join(", ", Help.names()) + "   (help COMMAND for its options)");
             return CliException.USAGE;
         }
-        if (Help.asked(args)) {
+        if (Tool.asked(args)) {
             out.println(entry.help());
             return 0;
         }
@@ -69,7 +68,6 @@ public final class Main {
     /** No command, {@code serve}, or options straight away ({@code --nodes x}) start the server. */
     private static boolean isServe(String[] args) {
         if (args.length == 0) return true;
-        List<String> help = List.of("-h", "--help", "help");
-        return args[0].equals("serve") || (args[0].startsWith("-") && !help.contains(args[0]));
+        return args[0].equals("serve") || (args[0].startsWith("-") && !Tool.isHelpWord(args[0]));
     }
 }
