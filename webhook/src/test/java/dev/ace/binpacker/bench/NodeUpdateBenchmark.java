@@ -30,17 +30,19 @@ import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * What one Node update costs a replica's view, on a 1,000-node HGX fleet whose nodes carry the agent's
- * {@code ace.dev/topology} matrix: {@code reportOnly} is the update every pod start and stop causes (only
- * {@code ace.dev/gpu-allocation} changed: parsed, the node's usage counted again); {@code unchanged} is a
+ * What one node's change costs a replica's view, on a 1,000- or 12,500-node HGX fleet whose nodes carry the agent's
+ * {@code ace.dev/topology} matrix: {@code reportObject} is what every GPU pod start and stop causes now (the node's
+ * GpuNodeReport changed; the Node is not written); {@code reportOnly} is what it caused before GpuNodeReport (only
+ * {@code ace.dev/gpu-allocation} changed on the Node: parsed, the node's usage counted again); {@code unchanged} is a
  * kubelet status write ACE reads nothing of; {@code relabelled} changes a label, so the node is mapped
- * (matrix parsed) and upserted again, which every update cost before. Run: {@code bench/jmh.sh NodeUpdateBenchmark}.
+ * (matrix parsed) and upserted again. Run: {@code bench/jmh.sh NodeUpdateBenchmark -p nodes=12500}.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SampleTime)
@@ -49,7 +51,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 2)
 @Fork(1)
 public class NodeUpdateBenchmark {
-    private static final int NODES = 1_000;
+    /** Fleet size: 1,000 HGX nodes, or the 12,500 of the design's largest fleet. */
+    @Param({"1000", "12500"})
+    public int nodes;
 
     private LocalView view;
     private Node[] reports;
@@ -64,7 +68,7 @@ public class NodeUpdateBenchmark {
                 new NodeReports(120_000, () -> System.nanoTime() / 1_000_000));
         Node template = NodeListLoader.demo().stream().filter(n -> n.getMetadata().getName().equals("hgx-h100-0")).findFirst().orElseThrow();
         String matrix = Files.readString(Path.of("tests/fixtures/topology/h100-sxm-8gpu-stas00.txt"));
-        for (int n = 0; n < NODES; n++) view.nodeChanged(node(template, "hgx-" + n, matrix, report(1, 0x0fL), "a"));
+        for (int n = 0; n < nodes; n++) view.nodeChanged(node(template, "hgx-" + n, matrix, report(1, 0x0fL), "a"));
         reports = new Node[] {node(template, "hgx-7", matrix, report(2, 0xf0L), "a"), node(template, "hgx-7", matrix, report(3, 0x0fL), "a")};
         objects = new String[] {objectText("hgx-8", 2, 0xf0L), objectText("hgx-8", 3, 0x0fL)};
         view.reportChanged("hgx-8", objectText("hgx-8", 1, 0x0fL));
