@@ -40,14 +40,6 @@ public final class PodPolicy {
     private final PendingCap pendingCap;
     private final GroupAdmission groups = new GroupAdmission(GroupAdmission.DEFAULT_MAX_SIZE);
 
-    public PodPolicy(Supplier<Allocator> allocator, PolicyConfig config, PendingDemand pending, ObjectMapper mapper) {
-        this(allocator, config, pending, mapper, true);
-    }
-
-    public PodPolicy(Supplier<Allocator> allocator, PolicyConfig config, PendingDemand pending, ObjectMapper mapper, boolean trackGated) {
-        this(allocator, config, pending, mapper, trackGated, PendingCap.strict(config.maxPendingPerNamespace()));
-    }
-
     /**
      * @param trackGated queue gated pods at admission (standalone); in-cluster the Pod informer queues them
      *                   by name instead, since a CREATE may not have a name yet ({@code generateName})

@@ -1,10 +1,10 @@
 package dev.ace.binpacker.admission;
 
-import dev.ace.binpacker.keys.AceKeys;
 import dev.ace.binpacker.placement.BatchRule;
 
 /**
- * Tunables of the admission policy (mapped from {@code ace.*} configuration by {@code cluster.AdmissionWiring}).
+ * Tunables of the admission policy (mapped from {@code ace.policy.*} configuration by {@code cluster.AdmissionWiring},
+ * the one place that builds it: the defaults are the settings' own, {@code AceConfig.Policy}).
  *
  * @param slicingTaintKey         taint key of slicing-pool nodes; quarantined pods get a toleration for it
  * @param embeddingMemoryMiB      default memory need of an embedding/reranker pod (smallest MIG profile of at least this)
@@ -17,38 +17,7 @@ import dev.ace.binpacker.placement.BatchRule;
  */
 public record PolicyConfig(String slicingTaintKey, long embeddingMemoryMiB, long interactiveMemoryMiB,
                            boolean batchWholeGpu, int reserveFree8Cliques, int maxPendingPerNamespace, BatchRule batch) {
-    /**
-     * In-cluster a reservation is pending only until the Pod informer sees its pod (milliseconds); a ReplicaSet creates
-     * pods in slow-start batches, so 32 at once from one namespace is already a burst, and 32 x 8 GPUs a large fleet.
-     */
-    public static final int DEFAULT_MAX_PENDING_PER_NAMESPACE = 32;
-
     public PolicyConfig {
         batch = (batch == null ? BatchRule.defaults() : batch).withReserve(reserveFree8Cliques);
-    }
-
-    public PolicyConfig(String slicingTaintKey, long embeddingMemoryMiB, long interactiveMemoryMiB,
-                        boolean batchWholeGpu, int reserveFree8Cliques, int maxPendingPerNamespace) {
-        this(slicingTaintKey, embeddingMemoryMiB, interactiveMemoryMiB, batchWholeGpu, reserveFree8Cliques, maxPendingPerNamespace, null);
-    }
-
-    public PolicyConfig(String slicingTaintKey, long embeddingMemoryMiB, long interactiveMemoryMiB,
-                        boolean batchWholeGpu, int reserveFree8Cliques) {
-        this(slicingTaintKey, embeddingMemoryMiB, interactiveMemoryMiB, batchWholeGpu, reserveFree8Cliques,
-                DEFAULT_MAX_PENDING_PER_NAMESPACE);
-    }
-
-    public static PolicyConfig defaults() {
-        return new PolicyConfig(AceKeys.POOL, 10 * 1024, 10 * 1024, true, 1);
-    }
-
-    public PolicyConfig withMaxPendingPerNamespace(int max) {
-        return new PolicyConfig(slicingTaintKey, embeddingMemoryMiB, interactiveMemoryMiB, batchWholeGpu, reserveFree8Cliques, max, batch);
-    }
-
-    /** This configuration with another batch-pool rule (its reserve stays {@code reserveFree8Cliques}). */
-    public PolicyConfig withBatch(BatchRule rule) {
-        return new PolicyConfig(slicingTaintKey, embeddingMemoryMiB, interactiveMemoryMiB, batchWholeGpu, reserveFree8Cliques,
-                maxPendingPerNamespace, rule);
     }
 }

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ace.binpacker.keys.AceKeys;
-import dev.ace.binpacker.placement.BatchRule;
 import dev.ace.binpacker.placement.NodeInfo;
 import dev.ace.binpacker.placement.Pool;
 import dev.ace.binpacker.placement.Taint;
@@ -30,14 +29,14 @@ class BatchPoolRuleTest {
     }
 
     /** Inference, general, a whole-GPU slicing node and a MIG slicing node. */
-    private static EngineFixture fleet(PolicyConfig config) {
-        return new EngineFixture(config, EngineFixture.hgx("hgx-0"), EngineFixture.hgx("hgx-1"), EngineFixture.pcieNode("l40s-0", 4),
+    private static EngineFixture fleet(Map<String, String> settings) {
+        return new EngineFixture(settings, EngineFixture.hgx("hgx-0"), EngineFixture.hgx("hgx-1"), EngineFixture.pcieNode("l40s-0", 4),
                 l4Slicing("l4-0"), EngineFixture.migNode("mig-0"));
     }
 
     /** With the reserve at 0, so that only the yield to waiting TP replicas keeps batch work off pool inference. */
-    private static PolicyConfig noReserve(boolean yield) {
-        return new PolicyConfig(AceKeys.POOL, 10 * 1024, 10 * 1024, true, 0).withBatch(BatchRule.defaults().yielding(yield));
+    private static Map<String, String> noReserve(boolean yield) {
+        return Map.of("ace.policy.reserve-free8-cliques", "0", "ace.policy.batch-yields-to-waiting-tp", String.valueOf(yield));
     }
 
     private static String node(EngineFixture f, Pod pod, AdmissionResult r) {
@@ -60,7 +59,7 @@ class BatchPoolRuleTest {
 
     @Test
     void a_2_gpu_batch_job_goes_to_a_whole_gpu_slicing_node_tolerating_its_taint_with_its_resource_unchanged() throws Exception {
-        EngineFixture f = fleet(PolicyConfig.defaults());
+        EngineFixture f = fleet(Map.of());
         Pod job = BackgroundAndModesTest.job(2, null);
         AdmissionResult r = f.mutate(job);
         assertEquals("l4-0", node(f, job, r), "not the free HGX boards, not the MIG node");
@@ -74,7 +73,7 @@ class BatchPoolRuleTest {
 
     @Test
     void an_unclassified_2_gpu_pod_is_never_sent_to_pool_slicing() throws Exception {
-        EngineFixture f = fleet(PolicyConfig.defaults());
+        EngineFixture f = fleet(Map.of());
         Pod pod = Pods.gpuPod("nvcr.io/nvidia/pytorch:24.05-py3", "[python, x.py]", "2", null);
         assertEquals("l40s-0", node(f, pod, f.mutate(pod)));
     }
@@ -114,7 +113,7 @@ class BatchPoolRuleTest {
 
     @Test
     void batch_pools_without_inference_never_use_pool_inference() throws Exception {
-        EngineFixture f = fleet(PolicyConfig.defaults().withBatch(BatchRule.defaults().inOrder(List.of(Pool.SLICING, Pool.GENERAL))));
+        EngineFixture f = fleet(Map.of("ace.policy.batch-pools", "slicing,general"));
         for (int i = 0; i < 3; i++) assertTrue(f.mutate(BackgroundAndModesTest.job(4, null)).allowed());
         Decision d = f.engine.policy().decide(f.request(BackgroundAndModesTest.job(2, null), "ml", false), false, f.clock.get());
         assertEquals(Decision.Verdict.DENY, d.verdict(), d.text());

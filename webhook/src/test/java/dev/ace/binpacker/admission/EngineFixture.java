@@ -3,6 +3,8 @@ package dev.ace.binpacker.admission;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.flipkart.zjsonpatch.JsonPatch;
+import dev.ace.binpacker.cluster.AdmissionWiring;
+import dev.ace.binpacker.cluster.OfflineConfig;
 import dev.ace.binpacker.observability.Metrics;
 import dev.ace.binpacker.placement.Allocator;
 import dev.ace.binpacker.placement.ClusterState;
@@ -31,24 +33,27 @@ final class EngineFixture {
     private int uid;
 
     EngineFixture(NodeInfo... nodes) {
-        this(PolicyConfig.defaults(), nodes);
+        this(Map.of(), nodes);
     }
 
-    EngineFixture(PolicyConfig config, NodeInfo... nodes) {
-        this(config, ReservationStore.IN_MEMORY, nodes);
+    /** @param settings {@code ace.*} settings over the packaged ones, as {@code serve} reads them, e.g. {@code ace.policy.max-pending-per-namespace} */
+    EngineFixture(Map<String, String> settings, NodeInfo... nodes) {
+        this(settings, ReservationStore.IN_MEMORY, nodes);
     }
 
     /** A replica whose reservations go to {@code store}, shared with other replicas' fixtures. */
     EngineFixture(ReservationStore store, NodeInfo... nodes) {
-        this(PolicyConfig.defaults(), store, nodes);
+        this(Map.of(), store, nodes);
     }
 
-    private EngineFixture(PolicyConfig config, ReservationStore store, NodeInfo... nodes) {
+    /** Production's wiring ({@link AdmissionWiring}, as {@code serve} and {@code explain} build it) in standalone mode over this fixture's nodes. */
+    private EngineFixture(Map<String, String> settings, ReservationStore store, NodeInfo... nodes) {
         ClusterState s = new ClusterState();
         for (NodeInfo n : nodes) s.upsert(n);
         allocator = new Allocator(s, PackerConfig.defaults(), store);
-        PodPolicy policy = new PodPolicy(() -> allocator, config, pending, mapper);
-        engine = new AdmissionEngine(policy, ns -> modes.getOrDefault(ns, NamespaceMode.ENFORCE), Metrics.NOOP, mapper, clock::get);
+        engine = AdmissionWiring.of(OfflineConfig.load(settings), new AdmissionWiring.Edge(() -> allocator, pending, mapper, true,
+                () -> PendingCap.Sightings.NONE, ns -> modes.getOrDefault(ns, NamespaceMode.ENFORCE), Metrics.NOOP, clock::get,
+                DecisionLog.NONE)).engine();
     }
 
     /**

@@ -122,7 +122,7 @@ class ShapesAndCapTest {
 
     @Test
     void past_the_cap_of_pending_reservations_a_namespace_is_told_why_and_others_are_not_affected() {
-        EngineFixture f = new EngineFixture(PolicyConfig.defaults().withMaxPendingPerNamespace(2),
+        EngineFixture f = new EngineFixture(Map.of("ace.policy.max-pending-per-namespace", "2"),
                 EngineFixture.hgx("hgx-0"), EngineFixture.hgx("hgx-1"));
         String first = null;
         for (int i = 0; i < 2; i++) {
@@ -142,7 +142,7 @@ class ShapesAndCapTest {
 
     @Test
     void the_cap_counts_multi_gpu_batch_reservations_too() {
-        EngineFixture f = new EngineFixture(PolicyConfig.defaults().withMaxPendingPerNamespace(1),
+        EngineFixture f = new EngineFixture(Map.of("ace.policy.max-pending-per-namespace", "1"),
                 EngineFixture.hgx("hgx-0"), EngineFixture.hgx("hgx-1"), EngineFixture.hgx("hgx-2"));
         assertTrue(f.mutate(BackgroundAndModesTest.job(2, null)).patch() != null);
         AdmissionResult second = f.mutate(BackgroundAndModesTest.job(2, null));

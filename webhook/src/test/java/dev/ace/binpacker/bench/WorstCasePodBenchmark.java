@@ -11,9 +11,11 @@ import dev.ace.binpacker.admission.Json;
 import dev.ace.binpacker.admission.NamespaceMode;
 import dev.ace.binpacker.admission.NamespacePolicies;
 import dev.ace.binpacker.admission.PendingDemand;
-import dev.ace.binpacker.admission.PodPolicy;
-import dev.ace.binpacker.admission.PolicyConfig;
+import dev.ace.binpacker.admission.DecisionLog;
+import dev.ace.binpacker.admission.PendingCap;
 import dev.ace.binpacker.admission.ReviewCodec;
+import dev.ace.binpacker.cluster.AdmissionWiring;
+import dev.ace.binpacker.cluster.OfflineConfig;
 import dev.ace.binpacker.cluster.node.NodeListLoader;
 import dev.ace.binpacker.cluster.node.NodeMapper;
 import dev.ace.binpacker.observability.Metrics;
@@ -67,8 +69,9 @@ public class WorstCasePodBenchmark {
         NodeMapper nodes = NodeMapper.standard();
         NodeListLoader.demo().forEach(n -> s.upsert(nodes.map(n)));
         Allocator allocator = new Allocator(s, PackerConfig.defaults());
-        PodPolicy policy = new PodPolicy(() -> allocator, PolicyConfig.defaults(), new PendingDemand(Metrics.NOOP), mapper);
-        engine = new AdmissionEngine(policy, NamespacePolicies.always(NamespaceMode.WARN), Metrics.NOOP, mapper, () -> 0L);
+        engine = AdmissionWiring.of(OfflineConfig.load(), new AdmissionWiring.Edge(() -> allocator, new PendingDemand(Metrics.NOOP), mapper,
+                true, () -> PendingCap.Sightings.NONE, NamespacePolicies.always(NamespaceMode.WARN), Metrics.NOOP, () -> 0L,
+                DecisionLog.NONE)).engine();
         body = review(mapper, shape, mib * 1024 * 1024 - 4096);
         if (body.length > 7 * 1024 * 1024) throw new IllegalStateException("over the 7 MiB limit: " + body.length);
     }

@@ -5,12 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.ace.binpacker.admission.PendingCap;
 import dev.ace.binpacker.cluster.controller.ReconcilerConfig;
 import dev.ace.binpacker.placement.Reservation;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -23,7 +23,9 @@ import org.junit.jupiter.api.Test;
  */
 class BurstScenariosTest {
     /** Cap 4, at most 6 arriving within a grace longer than the test. */
-    private static final PendingCap CAP = new PendingCap(4, 6, 600_000, () -> PendingCap.Sightings.NONE);
+    /** The pending cap at 4 waiting and 6 arriving per namespace, with a grace no test outlives. */
+    private static final Map<String, String> CAP = Map.of("ace.policy.max-pending-per-namespace", "4",
+            "ace.policy.max-arriving-per-namespace", "6", "ace.policy.pending-grace", "600s");
     private static final InCluster.Settings NO_TIES = new InCluster.Settings("ace-system", "ace-binpacker",
             MockReplica.FAST.lease(), MockReplica.FAST.interval(), new ReconcilerConfig(600_000, 1_000, 500, 120_000, 600_000));
 

@@ -52,8 +52,9 @@ public final class MockCluster implements AutoCloseable {
         return r;
     }
 
-    MockReplica replica(String name, InCluster.Settings settings, dev.ace.binpacker.admission.PendingCap cap) {
-        MockReplica r = new MockReplica(name, server.createClient(), json, settings, cap);
+    /** @param overrides {@code ace.*} settings over the packaged ones (e.g. the pending cap's) */
+    MockReplica replica(String name, InCluster.Settings settings, java.util.Map<String, String> overrides) {
+        MockReplica r = new MockReplica(name, server.createClient(), json, settings, overrides);
         replicas.add(r);
         return r;
     }

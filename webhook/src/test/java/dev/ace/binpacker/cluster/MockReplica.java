@@ -6,10 +6,8 @@ import com.flipkart.zjsonpatch.JsonPatch;
 import dev.ace.binpacker.admission.AdmissionEngine;
 import dev.ace.binpacker.admission.AdmissionRequest;
 import dev.ace.binpacker.admission.AdmissionResult;
-import dev.ace.binpacker.admission.PendingCap;
+import dev.ace.binpacker.admission.DecisionLog;
 import dev.ace.binpacker.admission.PendingDemand;
-import dev.ace.binpacker.admission.PodPolicy;
-import dev.ace.binpacker.admission.PolicyConfig;
 import dev.ace.binpacker.admission.ReviewCodec;
 import dev.ace.binpacker.cluster.controller.LeaseLeadership;
 import dev.ace.binpacker.cluster.controller.ReconcilerConfig;
@@ -21,6 +19,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 
 /** One ACE replica as {@link ClusterBootstrap} starts it in a cluster ({@link InCluster}), with short timings, plus its webhook. */
@@ -41,20 +40,21 @@ final class MockReplica implements AutoCloseable {
     private final ObjectMapper json;
 
     MockReplica(String name, KubernetesClient client, ObjectMapper json) {
-        this(name, client, json, FAST, null);
+        this(name, client, json, FAST, Map.of());
     }
 
-    /** @param cap the pending cap as ClusterBeans wires it (over this replica's Pod informer); null: the strict cap of PolicyConfig */
-    MockReplica(String name, KubernetesClient client, ObjectMapper json, InCluster.Settings settings, PendingCap cap) {
+    /**
+     * Admits through production's wiring ({@link AdmissionWiring}, as {@link ClusterBeans} builds it in a cluster: the
+     * pending cap over this replica's Pod informer), with the packaged settings and {@code overrides} over them.
+     */
+    MockReplica(String name, KubernetesClient client, ObjectMapper json, InCluster.Settings settings, Map<String, String> overrides) {
         this.name = name;
         this.client = client;
         this.json = json;
         this.pending = new PendingDemand(metrics);
         this.cluster = new InCluster(client, fleet, namespaces, pending, metrics, readiness, json, settings, name);
-        PendingCap c = cap == null ? PendingCap.strict(PolicyConfig.defaults().maxPendingPerNamespace())
-                : new PendingCap(cap.maxWaiting(), cap.maxArriving(), cap.graceMillis(), fleet::sightings);
-        this.engine = new AdmissionEngine(new PodPolicy(fleet::allocator, PolicyConfig.defaults(), pending, json, false, c),
-                namespaces, metrics, json, System::currentTimeMillis);
+        this.engine = AdmissionWiring.of(OfflineConfig.load(overrides), new AdmissionWiring.Edge(fleet::allocator, pending, json, false,
+                fleet::sightings, namespaces, metrics, System::currentTimeMillis, DecisionLog.NONE)).engine();
     }
 
     MockReplica start() {

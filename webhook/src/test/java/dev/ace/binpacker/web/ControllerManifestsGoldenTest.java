@@ -15,10 +15,12 @@ import dev.ace.binpacker.admission.Json;
 import dev.ace.binpacker.admission.NamespaceMode;
 import dev.ace.binpacker.admission.NamespacePolicies;
 import dev.ace.binpacker.admission.PendingDemand;
-import dev.ace.binpacker.admission.PodPolicy;
-import dev.ace.binpacker.admission.PolicyConfig;
+import dev.ace.binpacker.admission.DecisionLog;
+import dev.ace.binpacker.admission.PendingCap;
 import dev.ace.binpacker.admission.ReviewCodec;
 import dev.ace.binpacker.admission.WorkloadAdmission;
+import dev.ace.binpacker.cluster.AdmissionWiring;
+import dev.ace.binpacker.cluster.OfflineConfig;
 import dev.ace.binpacker.cluster.node.NodeListLoader;
 import dev.ace.binpacker.cluster.node.NodeMapper;
 import dev.ace.binpacker.observability.Metrics;
@@ -72,8 +74,9 @@ class ControllerManifestsGoldenTest {
         NodeMapper m = NodeMapper.standard();
         NodeListLoader.load(DIR.resolve("nodes.yaml")).forEach(n -> s.upsert(m.map(n)));
         Allocator a = new Allocator(s, PackerConfig.defaults());
-        PodPolicy policy = new PodPolicy(() -> a, PolicyConfig.defaults(), new PendingDemand(Metrics.NOOP), json);
-        return new WorkloadAdmission(policy, NamespacePolicies.always(NamespaceMode.ENFORCE), Metrics.NOOP, json, () -> 1_000_000L);
+        return AdmissionWiring.of(OfflineConfig.load(), new AdmissionWiring.Edge(() -> a, new PendingDemand(Metrics.NOOP), json, true,
+                () -> PendingCap.Sightings.NONE, NamespacePolicies.always(NamespaceMode.ENFORCE), Metrics.NOOP, () -> 1_000_000L,
+                DecisionLog.NONE)).workloads();
     }
 
     @ParameterizedTest(name = "{0}")
