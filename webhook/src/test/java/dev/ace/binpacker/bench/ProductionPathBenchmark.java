@@ -1,11 +1,27 @@
 package dev.ace.binpacker.bench;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ace.binpacker.admission.AdmissionEngine;
+import dev.ace.binpacker.admission.AdmissionRequest;
+import dev.ace.binpacker.admission.AdmissionResult;
+import dev.ace.binpacker.admission.DecisionLog;
+import dev.ace.binpacker.admission.Json;
+import dev.ace.binpacker.admission.NamespaceMode;
+import dev.ace.binpacker.admission.NamespacePolicies;
+import dev.ace.binpacker.admission.PendingCap;
+import dev.ace.binpacker.admission.PendingDemand;
+import dev.ace.binpacker.admission.ReviewCodec;
+import dev.ace.binpacker.cluster.AdmissionWiring;
+import dev.ace.binpacker.cluster.OfflineConfig;
+import dev.ace.binpacker.observability.Metrics;
 import dev.ace.binpacker.placement.Allocator;
 import dev.ace.binpacker.placement.NodeConstraints;
 import dev.ace.binpacker.placement.PlacementRequest;
 import dev.ace.binpacker.placement.PlacementResult;
 import dev.ace.binpacker.placement.Pool;
 import dev.ace.binpacker.placement.WorkloadClass;
+import dev.ace.binpacker.workload.Pods;
+import io.fabric8.kubernetes.api.model.Pod;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -24,8 +40,11 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * A TP decision on an inventory loaded the production way ({@link ProductionFleet}: YAML,
  * NodeListLoader, NodeMapper, every NVLink node with an {@code ace.dev/topology} annotation).
- * {@code decide}: the packer alone. {@code admit}: what a dry-run TP admission does under the
- * allocator lock (is the inference pool open to this pod, then decide).
+ * {@code decide}: the packer alone. {@code mutate}: one dry-run {@code /mutate} call of a vLLM TP pod through
+ * production's admission wiring ({@code AdmissionWiring} with the packaged settings, as {@code serve} builds it):
+ * classify, the pools and shape question, the packer's decision and the lone-GPU check under one lock hold, the patch.
+ * No HTTP and no JSON decode of the review (the pod arrives as the model object); dry run, so nothing is reserved and
+ * the fleet stays as filled.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SampleTime)
@@ -46,6 +65,8 @@ public class ProductionPathBenchmark {
 
     private Allocator allocator;
     private PlacementRequest request;
+    private AdmissionEngine engine;
+    private AdmissionRequest review;
 
     @Setup(Level.Trial)
     public void setUp() throws Exception {
@@ -56,6 +77,15 @@ public class ProductionPathBenchmark {
         if (!(allocator.packer().decide(request) instanceof PlacementResult.Placed)) {
             throw new IllegalStateException("the placed-path benchmark must place: " + allocator.packer().decide(request));
         }
+        ObjectMapper json = Json.newMapper();
+        engine = AdmissionWiring.of(OfflineConfig.load(), new AdmissionWiring.Edge(() -> allocator, new PendingDemand(Metrics.NOOP), json,
+                false, () -> PendingCap.Sightings.NONE, NamespacePolicies.always(NamespaceMode.ENFORCE), Metrics.NOOP, () -> 0L,
+                DecisionLog.NONE)).engine();
+        Pod pod = Pods.gpuPod("vllm/vllm-openai:v0.8.5", "[--model, m, --tensor-parallel-size, '" + tp + "']", Integer.toString(tp), null);
+        review = new AdmissionRequest("bench", ReviewCodec.API_VERSION, "Pod", null, "CREATE", "ml", pod.getMetadata().getName(),
+                true, json.valueToTree(pod), pod);
+        AdmissionResult first = engine.mutate(review);
+        if (!first.allowed() || first.patch() == null) throw new IllegalStateException("the dry-run TP pod must be placed: " + first);
     }
 
     @Benchmark
@@ -63,11 +93,8 @@ public class ProductionPathBenchmark {
         return allocator.packer().decide(request);
     }
 
-    /** What PodPolicy.whole does for a TP pod: the pools it is offered (one index question), then the dry-run place. */
     @Benchmark
-    public Allocator.Outcome admit() {
-        List<Pool> pools = allocator.read(a -> a.packer().inferencePools(request.gpus(), request.constraints()));
-        if (!pools.contains(Pool.INFERENCE)) throw new IllegalStateException("inference pool closed");
-        return allocator.place(request, true, 0);
+    public AdmissionResult mutate() {
+        return engine.mutate(review);
     }
 }
