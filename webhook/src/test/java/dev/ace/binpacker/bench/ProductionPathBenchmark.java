@@ -1,27 +1,14 @@
 package dev.ace.binpacker.bench;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ace.binpacker.admission.AdmissionEngine;
 import dev.ace.binpacker.admission.AdmissionRequest;
 import dev.ace.binpacker.admission.AdmissionResult;
-import dev.ace.binpacker.admission.DecisionLog;
-import dev.ace.binpacker.admission.Json;
-import dev.ace.binpacker.admission.NamespaceMode;
-import dev.ace.binpacker.admission.NamespacePolicies;
-import dev.ace.binpacker.admission.PendingCap;
-import dev.ace.binpacker.admission.PendingDemand;
-import dev.ace.binpacker.admission.ReviewCodec;
-import dev.ace.binpacker.cluster.AdmissionWiring;
-import dev.ace.binpacker.cluster.OfflineConfig;
-import dev.ace.binpacker.observability.Metrics;
 import dev.ace.binpacker.placement.Allocator;
 import dev.ace.binpacker.placement.NodeConstraints;
 import dev.ace.binpacker.placement.PlacementRequest;
 import dev.ace.binpacker.placement.PlacementResult;
 import dev.ace.binpacker.placement.Pool;
 import dev.ace.binpacker.placement.WorkloadClass;
-import dev.ace.binpacker.workload.Pods;
-import io.fabric8.kubernetes.api.model.Pod;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -77,13 +64,9 @@ public class ProductionPathBenchmark {
         if (!(allocator.packer().decide(request) instanceof PlacementResult.Placed)) {
             throw new IllegalStateException("the placed-path benchmark must place: " + allocator.packer().decide(request));
         }
-        ObjectMapper json = Json.newMapper();
-        engine = AdmissionWiring.of(OfflineConfig.load(), new AdmissionWiring.Edge(() -> allocator, new PendingDemand(Metrics.NOOP), json,
-                false, () -> PendingCap.Sightings.NONE, NamespacePolicies.always(NamespaceMode.ENFORCE), Metrics.NOOP, () -> 0L,
-                DecisionLog.NONE)).engine();
-        Pod pod = Pods.gpuPod("vllm/vllm-openai:v0.8.5", "[--model, m, --tensor-parallel-size, '" + tp + "']", Integer.toString(tp), null);
-        review = new AdmissionRequest("bench", ReviewCodec.API_VERSION, "Pod", null, "CREATE", "ml", pod.getMetadata().getName(),
-                true, json.valueToTree(pod), pod);
+        ProductionAdmission production = ProductionAdmission.of(allocator, tp);
+        engine = production.engine();
+        review = production.review();
         AdmissionResult first = engine.mutate(review);
         if (!first.allowed() || first.patch() == null) throw new IllegalStateException("the dry-run TP pod must be placed: " + first);
     }

@@ -1,5 +1,6 @@
 package dev.ace.binpacker.bench;
 
+import dev.ace.binpacker.admission.AdmissionResult;
 import dev.ace.binpacker.placement.Allocator;
 import dev.ace.binpacker.placement.NodeConstraints;
 import dev.ace.binpacker.placement.PlacementRequest;
@@ -26,7 +27,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * The decision that ends in Unschedulable (the pod is gated): a TP8 request on the production-loaded
  * inventory when no node has 8 free GPUs, so every node's first failing filter is counted for
  * the message. With and without a nodeSelector (the pod's own constraints come from
- * remembered bitsets, not from matching every node's labels).
+ * remembered bitsets, not from matching every node's labels). {@code mutate}: the whole dry-run {@code /mutate}
+ * call of such a pod through production's wiring ({@link ProductionAdmission}), answered gated.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SampleTime)
@@ -35,6 +37,8 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 2)
 @Fork(1)
 public class UnschedulableBenchmark {
+    private ProductionAdmission admission;
+
     @Param({"1213", "12500"})
     public int nodes;
 
@@ -52,6 +56,11 @@ public class UnschedulableBenchmark {
         if (!(allocator.packer().decide(tp8) instanceof PlacementResult.Unschedulable)) {
             throw new IllegalStateException("the unschedulable benchmark must not place");
         }
+        admission = ProductionAdmission.of(allocator, 8);
+        AdmissionResult first = admission.engine().mutate(admission.review());
+        if (!first.allowed() || first.patch() == null || !first.warnings().toString().contains("gated")) {
+            throw new IllegalStateException("the dry-run TP 8 pod must be answered gated: " + first);
+        }
     }
 
     @Benchmark
@@ -64,9 +73,9 @@ public class UnschedulableBenchmark {
         return allocator.packer().decide(tp8InZone);
     }
 
+    /** One dry-run {@code /mutate} of a TP 8 vLLM pod through production's wiring: no clique is free, so it is answered gated. */
     @Benchmark
-    public Allocator.Outcome admit() {
-        allocator.read(a -> a.packer().anyAllowed(Pool.INFERENCE, tp8.constraints(), true));
-        return allocator.place(tp8, true, 0);
+    public AdmissionResult mutate() {
+        return admission.engine().mutate(admission.review());
     }
 }
