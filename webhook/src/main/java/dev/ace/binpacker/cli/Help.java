@@ -4,14 +4,27 @@ import java.io.PrintStream;
 import java.util.List;
 import java.util.function.Supplier;
 
-/** Every command's name, one-line summary, usage and help text: what {@code help}, {@code help COMMAND} and {@code COMMAND --help} print. */
+/**
+ * Every command of the webhook's jar with its help: what {@code help}, {@code help COMMAND} and {@code COMMAND --help}
+ * print. {@code command} is null for {@code serve}, which Main hands to Quarkus.
+ */
 final class Help {
     /** The wrapper with JVM flags that suit each command; {@code java -jar webhook/target/quarkus-app/quarkus-run.jar} works too. */
     static final String RUN = "bin/ace";
 
-    /** One command. {@code command} is null for {@code serve}, which Main hands to Quarkus. */
-    record Entry(String name, String summary, String usage, String details, Supplier<Command> command) {
-        String help() { return usage + "\n\n" + details; }
+    /** One command: its help (core's {@link CommandHelp}, as the simulator's and the agent's jars hold theirs) and how to run it. */
+    record Entry(CommandHelp about, Supplier<Command> command) {
+        Entry(String name, String summary, String usage, String details, Supplier<Command> command) {
+            this(new CommandHelp(name, summary, usage, details), command);
+        }
+
+        String name() { return about.name(); }
+
+        String summary() { return about.summary(); }
+
+        String usage() { return about.usage(); }
+
+        String help() { return about.text(); }
     }
 
     static final Entry SERVE = new Entry("serve", "run the admission webhook (the default command)",
