@@ -23,13 +23,14 @@ import org.jboss.logging.Logger;
  * the ledger object first), then patch the pod with a precondition (its UID and its gates). On a
  * refusal the pod is read again and what is there is adopted: released by another leader, gone, or
  * still gated. A pod leaves the queue only once its release is written; every path that does not
- * release the pod releases exactly the entry it reserved.
+ * release the pod releases exactly the entry it reserved. One walk of the queue is one reconcile of
+ * {@link GateQueue}'s key: a pod that does not fit waits for the next event that may free GPUs.
  */
 final class GateKeeper {
     private static final Logger LOG = Logger.getLogger(GateKeeper.class);
 
     /** What became of one release attempt. */
-    enum Result { RELEASED, GONE, TAKEN, RETRY, UNKNOWN }
+    enum Release { RELEASED, GONE, TAKEN, RETRY, UNKNOWN }
 
     private final LocalView view;
     private final PodApi api;
@@ -41,7 +42,9 @@ final class GateKeeper {
         this.json = json;
     }
 
-    void pass(long wallNow, BooleanSupplier leading) {
+    /** One walk of the queue: {@link Result#DONE}, or a retry when a release failed and must be tried again without an event. */
+    Result pass(long wallNow, BooleanSupplier leading) {
+        Result next = Result.DONE;
         PendingDemand queue = view.pending();
         java.util.List<PendingDemand.Waiting> waiting = queue.waiting();
         // the queue in its order: the oldest waiter of the highest priority gets the earmark (placement.Earmarks)
@@ -49,7 +52,7 @@ final class GateKeeper {
         for (PendingDemand.Waiting w : waiting) if (!view.groups().isGatedRank(w.id())) waiters.put(w.id(), w.request());
         view.allocator().waitersAre(waiters);
         for (PendingDemand.Waiting w : waiting) {
-            if (!leading.getAsBoolean()) return;
+            if (!leading.getAsBoolean()) return Result.DONE; // a new term walks the queue again
             if (view.groups().isGatedRank(w.id())) continue; // a rank of a group is released with its whole group (GroupKeeper)
             Optional<PodFacts> f = view.pods().get(w.id());
             if (f.isEmpty() || !f.get().gated() || f.get().terminal()) {
@@ -68,56 +71,60 @@ final class GateKeeper {
                 o = view.allocator().place(req, false, wallNow, w.id());
             } catch (RuntimeException e) {
                 LOG.warnf("could not reserve for gated pod %s: %s", p.key(), e.getMessage());
+                next = new Result.Retry("reserving for " + p.key() + ": " + e.getMessage());
                 continue; // nothing is reserved after a failed commit
             }
             if (!o.placed()) continue; // a big request that cannot fit does not block smaller ones behind it
-            Result r;
+            Release r;
             try {
                 r = release(p, o.reservation());
             } catch (RuntimeException e) { // releasing our own entry failed: the mirror and the leader's next pass settle it
                 LOG.warnf("gate release of %s failed: %s", p.key(), e.getMessage());
+                next = new Result.Retry("releasing " + p.key() + ": " + e.getMessage());
                 continue;
             }
-            if (r != Result.RETRY && r != Result.UNKNOWN) queue.remove(w.id());
-            if (r == Result.RELEASED) {
+            if (r != Release.RETRY && r != Release.UNKNOWN) queue.remove(w.id());
+            else next = new Result.Retry("the release of " + p.key() + " is not settled (" + r + ")");
+            if (r == Release.RELEASED) {
                 LOG.infof("released %s onto %s GPUs %s", p.key(), o.reservation().node(), java.util.Arrays.toString(o.reservation().gpus()));
             }
         }
+        return next;
     }
 
-    Result release(PodFacts p, Reservation r) {
+    Release release(PodFacts p, Reservation r) {
         Optional<Pod> cur;
         try {
             cur = api.get(p.namespace(), p.name());
         } catch (RuntimeException e) {
-            return drop(r, Result.RETRY); // nothing written yet
+            return drop(r, Release.RETRY); // nothing written yet
         }
-        Result seen = classify(p, cur, r);
-        if (seen != null) return seen == Result.RELEASED ? seen : drop(r, seen);
+        Release seen = classify(p, cur, r);
+        if (seen != null) return seen == Release.RELEASED ? seen : drop(r, seen);
         try {
             api.patch(p.namespace(), p.name(), GateRelease.releasePatch(cur.get(), r, json));
-            return Result.RELEASED;
+            return Release.RELEASED;
         } catch (PodApi.Refused e) {
             LOG.debugf("gate release of %s refused (%d): %s", p.key(), e.code(), e.getMessage());
         } catch (RuntimeException e) {
             LOG.warnf("gate release of %s failed: %s; reading it again", p.key(), e.getMessage());
         }
         try {
-            Result after = classify(p, api.get(p.namespace(), p.name()), r);
-            if (after == null) return drop(r, Result.RETRY);
-            return after == Result.RELEASED ? after : drop(r, after);
+            Release after = classify(p, api.get(p.namespace(), p.name()), r);
+            if (after == null) return drop(r, Release.RETRY);
+            return after == Release.RELEASED ? after : drop(r, after);
         } catch (RuntimeException e) {
             // The write may have landed: the entry stays tied to the pod; if the pod does not carry it, the
             // leader releases it after the grace period.
-            return Result.UNKNOWN;
+            return Release.UNKNOWN;
         }
     }
 
     /** What the pod as read says: null when it is still ours to release. */
-    private Result classify(PodFacts p, Optional<Pod> cur, Reservation r) {
-        if (cur.isEmpty() || !p.uid().equals(cur.get().getMetadata().getUid())) return Result.GONE;
-        if (r.id().equals(carried(cur.get()))) return Result.RELEASED;
-        if (!GateRelease.isGated(cur.get())) return Result.TAKEN;
+    private Release classify(PodFacts p, Optional<Pod> cur, Reservation r) {
+        if (cur.isEmpty() || !p.uid().equals(cur.get().getMetadata().getUid())) return Release.GONE;
+        if (r.id().equals(carried(cur.get()))) return Release.RELEASED;
+        if (!GateRelease.isGated(cur.get())) return Release.TAKEN;
         return null;
     }
 
@@ -126,7 +133,7 @@ final class GateKeeper {
         return a == null ? null : ReservationJson.read(json, a.get(AceKeys.RESERVATION), 0).map(Reservation::id).orElse(null);
     }
 
-    private Result drop(Reservation r, Result result) {
+    private Release drop(Reservation r, Release result) {
         view.allocator().release(r.id());
         return result;
     }

@@ -35,6 +35,11 @@ import org.jboss.logging.Logger;
  * after which it frees them and waits with doubling backoff while the next group may earmark. A group
  * with ranks running and ranks gated (a lost rank was re-created) is first in line and its ranks go into
  * the group's topology domain. ACE never deletes a pod.
+ *
+ * <p>A walk happens as part of {@link GateQueue}'s reconcile, on an event or when a group's time comes: the
+ * walk's {@link Result} asks to come back when the first group's hold times out, its backoff ends or it has
+ * waited long enough to earmark. The ages (whole since, holding since, backoff) are this leader's, measured
+ * from its own first sight and forgotten when its term ends ({@link #forget}), like {@link EntryKeeper}'s.
  */
 final class GroupKeeper {
     private static final Logger LOG = Logger.getLogger(GroupKeeper.class);
@@ -56,6 +61,10 @@ final class GroupKeeper {
     private final Map<String, Integer> timeouts = new HashMap<>();
     /** The last pass's word on why each group that did not get its GPUs waits, for its published status. */
     private final Map<String, String> reasons = new HashMap<>();
+    /** Told the key of each group whose reason changed in a walk: its published state is written again. */
+    private java.util.function.Consumer<String> reasonChanged = k -> { };
+    /** The earliest monotonic time at which a group's state changes by time alone, found by the current walk. */
+    private long nextDue;
 
     GroupKeeper(LocalView view, GateKeeper gates, Metrics metrics, Config config) {
         this.view = view;
@@ -64,7 +73,10 @@ final class GroupKeeper {
         this.config = config;
     }
 
-    void reset() {
+    void onReasonChanged(java.util.function.Consumer<String> c) { this.reasonChanged = c; }
+
+    /** A term begins or ends: every age is measured afresh. */
+    void forget() {
         holdingSince.clear();
         wholeSince.clear();
         backoffUntil.clear();
@@ -72,10 +84,25 @@ final class GroupKeeper {
         reasons.clear();
     }
 
-    /** Why each group waited at the last pass (groups released or idle have none): the reason users read. */
-    Map<String, String> reasons() { return Map.copyOf(reasons); }
+    /** Why the group waited at the last walk (null when released, idle or not seen): the reason users read. */
+    String reason(String groupKey) { return reasons.get(groupKey); }
 
-    void pass(long now, long wallNow, BooleanSupplier leading) {
+    /**
+     * One walk over the groups, first in line first; {@code now}: monotonic millis. Asks to come back when the
+     * first group's state changes by time alone ({@link Result#at}), after a backoff when a group's write failed.
+     */
+    Result pass(long now, long wallNow, BooleanSupplier leading) {
+        Map<String, String> before = new HashMap<>(reasons);
+        try {
+            return walk(now, wallNow, leading);
+        } finally {
+            java.util.Set<String> keys = new java.util.HashSet<>(before.keySet());
+            keys.addAll(reasons.keySet());
+            for (String k : keys) if (!java.util.Objects.equals(before.get(k), reasons.get(k))) reasonChanged.accept(k);
+        }
+    }
+
+    private Result walk(long now, long wallNow, BooleanSupplier leading) {
         Map<String, PendingDemand.Waiting> queued = new HashMap<>();
         for (PendingDemand.Waiting w : view.pending().waiting()) queued.put(w.id(), w);
         Map<String, List<GroupBook.Rank>> groups = view.groups().groups();
@@ -89,8 +116,10 @@ final class GroupKeeper {
         holdingSince.keySet().retainAll(groups.keySet());
         wholeSince.keySet().retainAll(groups.keySet());
         reasons.clear();
+        nextDue = Long.MAX_VALUE;
+        Result failed = Result.DONE;
         for (String key : order) {
-            if (!leading.getAsBoolean()) return;
+            if (!leading.getAsBoolean()) return Result.DONE; // a new term walks again
             List<GroupBook.Rank> ranks = groups.get(key);
             try {
                 State s = settle(key, ranks, queued, now, wallNow, !earmarked);
@@ -98,9 +127,16 @@ final class GroupKeeper {
                 if (s != State.RELEASED && s != State.IDLE) waitingBySize.merge(ranks.get(0).group().size(), 1, Integer::sum);
             } catch (RuntimeException e) { // one group's failed write must not stop the others
                 LOG.warnf("could not settle group %s: %s", key, e.getMessage());
+                failed = new Result.Retry("settling group " + key + ": " + e.getMessage());
             }
         }
         metrics.groupsWaiting(waitingBySize);
+        return Result.sooner(failed, nextDue == Long.MAX_VALUE ? Result.DONE : Result.at(nextDue, now));
+    }
+
+    /** The group's state changes by time alone at {@code at} (monotonic millis): the walk comes back then. */
+    private void dueAt(long at, long now) {
+        if (at > now && at < nextDue) nextDue = at;
     }
 
     private enum State { IDLE, ASSEMBLING, WAITING, HOLDING, RELEASED }
@@ -136,7 +172,9 @@ final class GroupKeeper {
         String why = ((GroupOutcome.Waiting) o).why();
         reasons.put(key, why);
         long whole = wholeSince.computeIfAbsent(key, k -> now);
-        boolean starving = now - whole >= config.earmarkAfterMillis() && now >= backoffUntil.getOrDefault(key, Long.MIN_VALUE);
+        long mayEarmarkAt = Math.max(whole + config.earmarkAfterMillis(), backoffUntil.getOrDefault(key, Long.MIN_VALUE));
+        boolean starving = now >= mayEarmarkAt;
+        dueAt(mayEarmarkAt, now);
         if (!held.isEmpty() || (mayEarmark && starving)) {
             if (!mayEarmark && !someReleased) { // another group is first in line: only one earmark at a time
                 free(key, held, "another group holds the earmark");
@@ -148,6 +186,7 @@ final class GroupKeeper {
                 int n = timeouts.merge(key, 1, Integer::sum);
                 long backoff = config.holdTimeoutMillis() << Math.min(n, config.maxBackoffDoublings());
                 backoffUntil.put(key, now + backoff);
+                dueAt(now + backoff, now);
                 holdingSince.remove(key);
                 String timedOut = "it could not assemble within " + config.holdTimeoutMillis() / 1000 + " s; waits again for "
                         + backoff / 1000 + " s before holding GPUs";
@@ -156,6 +195,7 @@ final class GroupKeeper {
                 metrics.reservationExpired();
                 return State.WAITING;
             }
+            dueAt(since + config.holdTimeoutMillis() + 1, now); // times out once held longer than the timeout
             if (held.isEmpty()) {
                 List<Reservation> got = GroupPlacer.earmark(a, g, wallNow);
                 if (!got.isEmpty()) LOG.infof("group %s holds %d of its %d ranks' GPUs while it waits: %s", key, got.size(), gated.size(), why);
@@ -230,8 +270,8 @@ final class GroupKeeper {
                 view.allocator().release(res.id());
                 continue;
             }
-            GateKeeper.Result result = gates.release(p.get(), res);
-            if (result == GateKeeper.Result.RELEASED) {
+            GateKeeper.Release result = gates.release(p.get(), res);
+            if (result == GateKeeper.Release.RELEASED) {
                 done++;
                 view.pending().remove(uid);
             }

@@ -182,13 +182,14 @@ public final class LocalView {
 
     public void podChanged(Pod pod) {
         PodFacts f = PodFacts.of(pod, json);
-        groups.seen(pod, f); // before the filter below: a rank without GPUs still makes its group whole
+        boolean regrouped = groups.seen(pod, f); // before the filter below: a rank without GPUs still makes its group whole
         Set<String> requestsMoved = countRequests(pod, f);
         if (f.gpus() == 0 && !f.gated() && f.reservationId() == null) {
             // Most pods of a cluster hold no GPU and never will (extended resources cannot be resized): only their
             // other requests on GPU nodes are kept, as sums.
             if (pods.get(f.uid()).isPresent()) podGone(f.uid());
             else if (!requestsMoved.isEmpty()) requestsMoved.forEach(this::pushRequests);
+            if (regrouped) onChange.run(); // a rank without GPUs: its group may be whole now
             return;
         }
         Optional<PodFacts> old = pods.put(f);
@@ -302,6 +303,9 @@ public final class LocalView {
 
     /** UIDs of the pods whose facts changed or that were deleted since the last call. */
     public Set<String> drainTouchedPods() { return drain(touchedPods); }
+
+    /** Keys of the groups whose ranks arrived, changed or left since the last call ({@link GroupBook#drainTouched}). */
+    public Set<String> drainTouchedGroups() { return groups.drainTouched(); }
 
     private static Set<String> drain(Set<String> from) {
         Set<String> out = new LinkedHashSet<>();
