@@ -20,11 +20,23 @@ public final class OfflineConfig {
 
     public static AceConfig load() { return load(Map.of()); }
 
-    /** With {@code overrides} above every other source (tests). */
-    public static AceConfig load(Map<String, String> overrides) {
-        SmallRyeConfigBuilder b = new SmallRyeConfigBuilder()
-                .addDefaultSources()
-                .withConverter(Duration.class, 100, new DurationConverter())
+    /** With {@code overrides} above every other source. */
+    public static AceConfig load(Map<String, String> overrides) { return load(overrides, true); }
+
+    /**
+     * The packaged settings and {@code overrides} only, without environment variables and system properties: what a
+     * test builds its wiring from, so that a setting another test of the same JVM left in the system properties (a
+     * Quarkus test profile's overrides stay there) cannot change it.
+     */
+    public static AceConfig packaged(Map<String, String> overrides) { return load(overrides, false); }
+
+    /** The packaged settings alone (see {@link #packaged(Map)}). */
+    public static AceConfig packaged() { return packaged(Map.of()); }
+
+    private static AceConfig load(Map<String, String> overrides, boolean environment) {
+        SmallRyeConfigBuilder b = new SmallRyeConfigBuilder();
+        if (environment) b.addDefaultSources();
+        b.withConverter(Duration.class, 100, new DurationConverter())
                 .withMapping(AceConfig.class)
                 .withValidateUnknown(false);
         URL props = OfflineConfig.class.getResource("/application.properties");

@@ -51,7 +51,7 @@ final class EngineFixture {
         ClusterState s = new ClusterState();
         for (NodeInfo n : nodes) s.upsert(n);
         allocator = new Allocator(s, PackerConfig.defaults(), store);
-        engine = AdmissionWiring.of(OfflineConfig.load(settings), new AdmissionWiring.Edge(() -> allocator, pending, mapper, true,
+        engine = AdmissionWiring.of(OfflineConfig.packaged(settings), new AdmissionWiring.Edge(() -> allocator, pending, mapper, true,
                 () -> PendingCap.Sightings.NONE, ns -> modes.getOrDefault(ns, NamespaceMode.ENFORCE), Metrics.NOOP, clock::get,
                 DecisionLog.NONE)).engine();
     }

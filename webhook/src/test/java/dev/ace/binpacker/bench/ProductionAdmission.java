@@ -24,7 +24,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 record ProductionAdmission(AdmissionEngine engine, AdmissionRequest review) {
     static ProductionAdmission of(Allocator allocator, int tp) {
         ObjectMapper json = Json.newMapper();
-        AdmissionEngine engine = AdmissionWiring.of(OfflineConfig.load(), new AdmissionWiring.Edge(() -> allocator,
+        AdmissionEngine engine = AdmissionWiring.of(OfflineConfig.packaged(), new AdmissionWiring.Edge(() -> allocator,
                 new PendingDemand(Metrics.NOOP), json, false, () -> PendingCap.Sightings.NONE,
                 NamespacePolicies.always(NamespaceMode.ENFORCE), Metrics.NOOP, () -> 0L, DecisionLog.NONE)).engine();
         Pod pod = Pods.gpuPod("vllm/vllm-openai:v0.8.5", "[--model, m, --tensor-parallel-size, '" + tp + "']", Integer.toString(tp), null);

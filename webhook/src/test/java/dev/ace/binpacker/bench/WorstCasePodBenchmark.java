@@ -69,7 +69,7 @@ public class WorstCasePodBenchmark {
         NodeMapper nodes = NodeMapper.standard();
         NodeListLoader.demo().forEach(n -> s.upsert(nodes.map(n)));
         Allocator allocator = new Allocator(s, PackerConfig.defaults());
-        engine = AdmissionWiring.of(OfflineConfig.load(), new AdmissionWiring.Edge(() -> allocator, new PendingDemand(Metrics.NOOP), mapper,
+        engine = AdmissionWiring.of(OfflineConfig.packaged(), new AdmissionWiring.Edge(() -> allocator, new PendingDemand(Metrics.NOOP), mapper,
                 true, () -> PendingCap.Sightings.NONE, NamespacePolicies.always(NamespaceMode.WARN), Metrics.NOOP, () -> 0L,
                 DecisionLog.NONE)).engine();
         body = review(mapper, shape, mib * 1024 * 1024 - 4096);

@@ -53,7 +53,7 @@ final class MockReplica implements AutoCloseable {
         this.json = json;
         this.pending = new PendingDemand(metrics);
         this.cluster = new InCluster(client, fleet, namespaces, pending, metrics, readiness, json, settings, name);
-        this.engine = AdmissionWiring.of(OfflineConfig.load(overrides), new AdmissionWiring.Edge(fleet::allocator, pending, json, false,
+        this.engine = AdmissionWiring.of(OfflineConfig.packaged(overrides), new AdmissionWiring.Edge(fleet::allocator, pending, json, false,
                 fleet::sightings, namespaces, metrics, System::currentTimeMillis, DecisionLog.NONE)).engine();
     }
 

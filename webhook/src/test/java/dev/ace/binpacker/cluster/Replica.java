@@ -62,7 +62,7 @@ final class Replica {
         // Production's wiring and settings (AdmissionWiring, as ClusterBeans builds it in a cluster), with this replica's
         // view counting which reservations' pods have arrived, as InCluster gives it to the Fleet.
         PendingCap.Sightings seen = view::podSeen;
-        this.engine = AdmissionWiring.of(OfflineConfig.load(), new AdmissionWiring.Edge(() -> allocator, pending, json, false,
+        this.engine = AdmissionWiring.of(OfflineConfig.packaged(), new AdmissionWiring.Edge(() -> allocator, pending, json, false,
                 () -> seen, ns -> modes.getOrDefault(ns, NamespaceMode.ENFORCE), Metrics.NOOP, clock, DecisionLog.NONE)).engine();
     }
 

@@ -74,7 +74,7 @@ class ControllerManifestsGoldenTest {
         NodeMapper m = NodeMapper.standard();
         NodeListLoader.load(DIR.resolve("nodes.yaml")).forEach(n -> s.upsert(m.map(n)));
         Allocator a = new Allocator(s, PackerConfig.defaults());
-        return AdmissionWiring.of(OfflineConfig.load(), new AdmissionWiring.Edge(() -> a, new PendingDemand(Metrics.NOOP), json, true,
+        return AdmissionWiring.of(OfflineConfig.packaged(), new AdmissionWiring.Edge(() -> a, new PendingDemand(Metrics.NOOP), json, true,
                 () -> PendingCap.Sightings.NONE, NamespacePolicies.always(NamespaceMode.ENFORCE), Metrics.NOOP, () -> 1_000_000L,
                 DecisionLog.NONE)).workloads();
     }
