@@ -13,8 +13,9 @@ J="nice -n 10 java -jar $APP/ace-sim.jar simulate"
 MAIN=random,k8s-default,k8s-binpack,best-fit,dot-prod,clustering,packing,fgd,device-plugin,hived,ace
 # ace-exact: the decision rule before issue 20 (exact fragmentation, ties to the fuller node);
 # ace-mix-requests: the demand mix counted by request; ace-frag-equal: the one-scale weighting;
-# ace-gross: TP damage counted gross, not net of the request's own footprint (the engine before it)
-VARIANTS=random-kube,best-fit-kube,fgd-kube,ace-exact,ace-mix-requests,ace-frag-equal,ace-gross
+# ace-gross: TP damage counted gross, not net of the request's own footprint (the engine before it);
+# ace-shares-before: shares not counted in the demand mix and charged a whole GPU's single-GPU capacity
+VARIANTS=random-kube,best-fit-kube,fgd-kube,ace-exact,ace-mix-requests,ace-frag-equal,ace-gross,ace-shares-before
 LISTS_POLICIES=random,dot-prod,clustering,packing,best-fit,fgd,ace
 mkdir -p docs/benchmarks/lists docs/benchmarks/fleet-rate50 docs/benchmarks/fleet-rate60
 headline() { # Protocol A, the paper's three headline lists: every policy and variant, seeds 42-51

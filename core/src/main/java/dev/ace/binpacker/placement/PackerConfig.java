@@ -17,11 +17,17 @@ public record PackerConfig(DemandMix mix, boolean poolPreferenceStrict, Fragment
      * shapes in the target), TP damage first, and below it FGD's coarse integer score with ties to
      * the lowest node index ({@link FragmentationScorer#cost}; docs/benchmarks.md); a GPU share
      * pays for a wholly free GPU only the NVLink capacity it breaks and the fragmentation it adds
-     * ({@link FragmentationScorer.ShareOnWholeGpu#FRAGMENTATION}).
+     * ({@link FragmentationScorer.ShareOnWholeGpu#FRAGMENTATION}); up to
+     * {@link FragmentationScorer#TARGET_SHAPES} shapes in the target.
      */
     public PackerConfig withFragmentation() {
         return new PackerConfig(mix, poolPreferenceStrict, new FragmentationScorer(1.0, false, FragmentationScorer.TP_FIRST, true,
-                FragmentationScorer.ShareOnWholeGpu.FRAGMENTATION));
+                FragmentationScorer.ShareOnWholeGpu.FRAGMENTATION, FragmentationScorer.TARGET_SHAPES));
+    }
+
+    /** This configuration with at most {@code n} shapes in the fragmentation target (a fresh scorer; no-op without fragmentation). */
+    public PackerConfig withTargetShapes(int n) {
+        return fragmentation == null ? this : new PackerConfig(mix, poolPreferenceStrict, fragmentation.withTargetShapes(n));
     }
 
     /** This configuration with another rule for what a GPU share pays for a wholly free GPU (a fresh scorer; no-op without fragmentation). */

@@ -113,9 +113,14 @@ final class AcePolicy implements Policy {
 
     private NodeConstraints constraints(String spec) {
         if (spec.isEmpty()) return NodeConstraints.NONE;
-        return bySpec.computeIfAbsent(spec, s -> new NodeConstraints(Map.of(),
-                List.of(List.of(new LabelRequirement(SimCluster.MODEL_LABEL, "In", new ArrayList<>(List.of(s.split("\\|")))))),
-                List.of()));
+        return bySpec.computeIfAbsent(spec, AcePolicy::modelConstraint);
+    }
+
+    /** A trace's GPU model list ({@code V100M16|V100M32}) as the required node affinity the webhook would read. */
+    static NodeConstraints modelConstraint(String spec) {
+        return new NodeConstraints(Map.of(),
+                List.of(List.of(new LabelRequirement(SimCluster.MODEL_LABEL, "In", new ArrayList<>(List.of(spec.split("\\|")))))),
+                List.of());
     }
 
     private boolean placeCpuOnly(SimPod pod, String id) {

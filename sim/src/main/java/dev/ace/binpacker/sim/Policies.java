@@ -28,17 +28,19 @@ public final class Policies {
             case "device-plugin" -> new K8sPolicy(c, K8sPolicy.Mode.DEVICE_PLUGIN);
             case "hived" -> new HivedPolicy(c);
             case "ace" -> new AcePolicy(c, PackerConfig::defaults);
-            case "ace-neutral" -> new AcePolicy(c, () -> PackerConfig.defaults().withMix(DemandMix.neutral()).with(SINGLE_GPU_COST));
+            case "ace-neutral" -> new AcePolicy(c, () -> PackerConfig.defaults().withMix(DemandMix.neutral()).with(SINGLE_GPU_COST).withTargetShapes(SHAPES_BEFORE));
             case "ace-tp2-hgx" -> new AcePolicy(c, PackerConfig::defaults, false);
             case "ace-no-earmark" -> new AcePolicy(c, PackerConfig::defaults, true, Earmarks.Rule.OFF);
             case "ace-earmark-strict" -> new AcePolicy(c, PackerConfig::defaults, true, Earmarks.Rule.STRICT);
             case "ace-nofrag" -> new AcePolicy(c, () -> PackerConfig.defaults().withoutFragmentation());
             case "ace-exact" -> new AcePolicy(c, () -> gross().withFragmentation(FragmentationScorer.TP_FIRST));
-            case "ace-mix-requests" -> new AcePolicy(c, () -> PackerConfig.defaults().withMix(DemandMix.inferenceDefaultByRequest()).with(SINGLE_GPU_COST));
+            case "ace-mix-requests" -> new AcePolicy(c, () -> PackerConfig.defaults().withMix(DemandMix.inferenceDefaultByRequest()).with(SINGLE_GPU_COST).withTargetShapes(SHAPES_BEFORE));
             case "ace-gross" -> new AcePolicy(c, Policies::gross);
             case "ace-shares-before" -> new AcePolicy(c, Policies::sharesBefore);
-            case "ace-shares-unseen" -> new AcePolicy(c, () -> PackerConfig.defaults().withMix(DemandMix.inferenceDefault().netOfFootprint()));
-            case "ace-share-single" -> new AcePolicy(c, () -> PackerConfig.defaults().with(SINGLE_GPU_COST));
+            case "ace-shares-unseen" -> new AcePolicy(c, () -> PackerConfig.defaults().withMix(DemandMix.inferenceDefault().netOfFootprint()).withTargetShapes(SHAPES_BEFORE));
+            case "ace-share-single" -> new AcePolicy(c, () -> PackerConfig.defaults().with(SINGLE_GPU_COST).withTargetShapes(SHAPES_BEFORE));
+            // the fragmentation target capped at 64 shapes, the engine before the cap of 160 (issue 20, the gpuspec lists)
+            case "ace-shapes-64" -> new AcePolicy(c, () -> PackerConfig.defaults().withTargetShapes(SHAPES_BEFORE));
             case "ace-net-all" -> new AcePolicy(c, () -> PackerConfig.defaults().withMix(DemandMix.inferenceDefault().netForCliquesToo().countingShares()));
             case "ace-frag-equal" -> new AcePolicy(c, () -> gross().withFragmentation(FragmentationScorer.TP_PER_GPU));
             // the batch-pool rule (issue 20): the simulator's order before it (general, inference, slicing; no reserve,
@@ -63,7 +65,9 @@ public final class Policies {
      */
     private static AcePolicy ace(SimContext c) { return new AcePolicy(c, PackerConfig::defaults); }
 
-    static PackerConfig gross() { return PackerConfig.defaults().withMix(DemandMix.inferenceDefault()).with(SINGLE_GPU_COST); }
+    static PackerConfig gross() {
+        return PackerConfig.defaults().withMix(DemandMix.inferenceDefault()).with(SINGLE_GPU_COST).withTargetShapes(SHAPES_BEFORE);
+    }
 
     /**
      * The webhook's engine before the share rules of issue 20's share lists (the {@code ace} row of
@@ -73,8 +77,10 @@ public final class Policies {
      * bring back one of the two.
      */
     static PackerConfig sharesBefore() {
-        return PackerConfig.defaults().withMix(DemandMix.inferenceDefault().netOfFootprint()).with(SINGLE_GPU_COST);
+        return PackerConfig.defaults().withMix(DemandMix.inferenceDefault().netOfFootprint()).with(SINGLE_GPU_COST).withTargetShapes(SHAPES_BEFORE);
     }
 
     private static final FragmentationScorer.ShareOnWholeGpu SINGLE_GPU_COST = FragmentationScorer.ShareOnWholeGpu.SINGLE_GPU_COST;
+    /** The older protocol A variants keep the 64-shape target they were published with, so their rows stay true. */
+    private static final int SHAPES_BEFORE = FragmentationScorer.TARGET_SHAPES_BEFORE;
 }
