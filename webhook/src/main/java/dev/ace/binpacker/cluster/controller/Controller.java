@@ -51,15 +51,20 @@ final class Controller<K> {
     /** An event about {@code key}; ignored while stopped. */
     void enqueue(K key) { queue.add(key); }
 
-    /** Reconciles the keys ready now, until the budget is spent or leadership is lost; keys added meanwhile wait for the next pass. */
-    void pass(long now, BooleanSupplier leading) {
+    /**
+     * Reconciles the keys ready now, until the budget is spent or leadership is lost; keys added meanwhile wait for
+     * the next pass. Returns how many keys it reconciled.
+     */
+    int pass(long now, BooleanSupplier leading) {
         reconciler.passBegins();
+        int done = 0;
         for (int n = queue.readyCount(); n > 0 && reconciler.budgetLeft(); n--) {
-            if (!leading.getAsBoolean()) return;
+            if (!leading.getAsBoolean()) return done;
             Optional<K> next = queue.poll();
-            if (next.isEmpty()) return;
+            if (next.isEmpty()) return done;
             K key = next.get();
             reconciles++;
+            done++;
             try {
                 Result r = reconciler.reconcile(key, now, leading);
                 if (r instanceof Result.Retry retry) {
@@ -76,6 +81,7 @@ final class Controller<K> {
                 queue.done(key);
             }
         }
+        return done;
     }
 
     /** Millis until a key is due (0: one is ready); empty when none waits. */

@@ -1,6 +1,7 @@
 package dev.ace.binpacker.cluster.controller;
 
 import dev.ace.binpacker.cluster.view.GroupBook;
+import dev.ace.binpacker.workload.group.GroupIdentity;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -196,6 +197,6 @@ final class GroupStatusWriter implements KeyReconciler<String> {
         if (objects != null && objects.remove(object) && objects.isEmpty()) objectsOf.remove(g);
     }
 
-    /** The key of the group an object describes: {@code GroupIdentity.key} from the fields the status carries. */
-    static String groupKey(GroupStatus s) { return s.namespace() + "/" + s.source() + ":" + s.group(); }
+    /** The key of the group an object describes, from the fields its status carries. */
+    static String groupKey(GroupStatus s) { return GroupIdentity.key(s.namespace(), s.source(), s.group()); }
 }

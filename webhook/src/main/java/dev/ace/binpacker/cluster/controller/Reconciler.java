@@ -111,12 +111,11 @@ public final class Reconciler {
             all.forEach(Controller::resync);
         }
         route();
-        long settled = entryQueue.reconciles() + reportQueue.reconciles();
-        entryQueue.pass(now, leading);
+        int settled = entryQueue.pass(now, leading);
         route();
-        reportQueue.pass(now, leading); // before gate releases, so they are decided on the GPUs really free
+        settled += reportQueue.pass(now, leading); // before gate releases, so they are decided on the GPUs really free
         // A node's entries or report reconciled in this pass may have freed GPUs before any event says so.
-        if (entryQueue.reconciles() + reportQueue.reconciles() != settled) gatedQueue.enqueue(GateQueue.KEY);
+        if (settled > 0) gatedQueue.enqueue(GateQueue.KEY);
         route();
         gatedQueue.pass(now, leading);
         groupStatusQueue.pass(now, leading); // after the queue: a reason its walk changed is written in this pass

@@ -32,7 +32,10 @@ public record GroupIdentity(String namespace, String name, int size, int rank, S
     }
 
     /** The group's key: namespace, source and name; two sources never share a group. */
-    public String key() { return namespace + "/" + source.prefix() + ":" + name; }
+    public String key() { return key(namespace, source.prefix(), name); }
+
+    /** The key of the group {@code name} of the source whose prefix is {@code sourcePrefix} in {@code namespace}. */
+    public static String key(String namespace, String sourcePrefix, String name) { return namespace + "/" + sourcePrefix + ":" + name; }
 
     public boolean leader() { return rank == 0; }
 }
