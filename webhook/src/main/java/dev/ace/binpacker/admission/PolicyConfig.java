@@ -10,14 +10,13 @@ import dev.ace.binpacker.placement.BatchRule;
  * @param embeddingMemoryMiB      default memory need of an embedding/reranker pod (smallest MIG profile of at least this)
  * @param interactiveMemoryMiB    default memory need of a 1-GPU notebook
  * @param batchWholeGpu           true: 1-GPU batch/evaluation pods get a whole-GPU MIG profile (7g.*) by default
- * @param reserveFree8Cliques     free 8-GPU cliques on the inference pool that multi-GPU batch jobs may not take
  * @param maxPendingPerNamespace  reservations of one namespace that may wait for their pod at once; a new one past it is denied
- * @param batch                   where multi-GPU batch, interactive and unclassified pods go ({@link BatchRule}); its
- *                                reserve is {@code reserveFree8Cliques}
+ * @param batch                   where multi-GPU batch, interactive and unclassified pods go ({@link BatchRule}), with the
+ *                                free 8-GPU cliques of the inference pool that multi-GPU batch jobs may not take
  */
 public record PolicyConfig(String slicingTaintKey, long embeddingMemoryMiB, long interactiveMemoryMiB,
-                           boolean batchWholeGpu, int reserveFree8Cliques, int maxPendingPerNamespace, BatchRule batch) {
+                           boolean batchWholeGpu, int maxPendingPerNamespace, BatchRule batch) {
     public PolicyConfig {
-        batch = (batch == null ? BatchRule.defaults() : batch).withReserve(reserveFree8Cliques);
+        java.util.Objects.requireNonNull(batch, "batch");
     }
 }

@@ -28,7 +28,17 @@ public record AdmissionWiring(PodPolicy policy, AdmissionEngine engine, Workload
     /** What the webhook needs around the policy: where its allocator is, how it counts, what it tells. */
     public record Edge(Supplier<Allocator> allocator, PendingDemand pending, ObjectMapper json, boolean standalone,
                        Supplier<PendingCap.Sightings> sightings, NamespacePolicies namespaces, Metrics metrics,
-                       LongSupplier clock, DecisionLog observed) {}
+                       LongSupplier clock, DecisionLog observed) {
+        /**
+         * Where no Pod informer runs and nothing is exported ({@code explain}, the engine's tests and benchmarks): gated pods are
+         * queued at admission, no pod is ever seen (the strict pending cap), nothing is counted or logged as observed.
+         */
+        public static Edge standalone(Supplier<Allocator> allocator, PendingDemand pending, ObjectMapper json,
+                                      NamespacePolicies namespaces, LongSupplier clock) {
+            return new Edge(allocator, pending, json, true, () -> PendingCap.Sightings.NONE, namespaces, Metrics.NOOP, clock,
+                    DecisionLog.NONE);
+        }
+    }
 
     public static AdmissionWiring of(AceConfig config, Edge e) {
         PodPolicy policy = podPolicy(config, e);
@@ -46,7 +56,7 @@ public record AdmissionWiring(PodPolicy policy, AdmissionEngine engine, Workload
     /** The policy's settings from {@code ace.policy.*}. */
     public static PolicyConfig policyConfig(AceConfig.Policy p) {
         return new PolicyConfig(p.slicingTaintKey(), mebibytes(p.embeddingMemory()), mebibytes(p.interactiveMemory()),
-                p.batchWholeGpu(), p.reserveFree8Cliques(), p.maxPendingPerNamespace(),
+                p.batchWholeGpu(), p.maxPendingPerNamespace(),
                 new BatchRule(BatchRule.parseOrder(p.batchPools()), p.reserveFree8Cliques(), p.batchYieldsToWaitingTp()));
     }
 
