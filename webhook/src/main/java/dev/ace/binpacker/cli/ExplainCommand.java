@@ -5,11 +5,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ace.binpacker.admission.AdmissionEngine;
 import dev.ace.binpacker.admission.AdmissionRequest;
 import dev.ace.binpacker.admission.AdmissionResult;
-import dev.ace.binpacker.admission.DecisionLog;
 import dev.ace.binpacker.admission.Json;
 import dev.ace.binpacker.admission.NamespaceMode;
 import dev.ace.binpacker.admission.NamespacePolicies;
-import dev.ace.binpacker.admission.PendingCap;
 import dev.ace.binpacker.admission.PendingDemand;
 import dev.ace.binpacker.admission.ReviewCodec;
 import dev.ace.binpacker.cluster.AdmissionWiring;
@@ -87,9 +85,8 @@ final class ExplainCommand implements Command {
         Allocator allocator = new Allocator(state, PackerConfig.defaults());
         // The webhook's own wiring and settings (ace.policy.* from the environment, system properties and the packaged
         // application.properties); standalone, as no Pod informer runs here.
-        AdmissionEngine engine = AdmissionWiring.of(OfflineConfig.load(settings), new AdmissionWiring.Edge(() -> allocator,
-                new PendingDemand(Metrics.NOOP), json, true, () -> PendingCap.Sightings.NONE, NamespacePolicies.always(mode),
-                Metrics.NOOP, System::currentTimeMillis, DecisionLog.NONE)).engine();
+        AdmissionEngine engine = AdmissionWiring.of(OfflineConfig.load(settings), AdmissionWiring.Edge.standalone(() -> allocator,
+                new PendingDemand(Metrics.NOOP), json, NamespacePolicies.always(mode), System::currentTimeMillis)).engine();
 
         out.println("inventory: " + state.liveNodes() + " nodes from " + inventory.source());
         int exit = 0;

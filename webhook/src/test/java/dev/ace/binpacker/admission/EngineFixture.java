@@ -51,9 +51,8 @@ final class EngineFixture {
         ClusterState s = new ClusterState();
         for (NodeInfo n : nodes) s.upsert(n);
         allocator = new Allocator(s, PackerConfig.defaults(), store);
-        engine = AdmissionWiring.of(OfflineConfig.packaged(settings), new AdmissionWiring.Edge(() -> allocator, pending, mapper, true,
-                () -> PendingCap.Sightings.NONE, ns -> modes.getOrDefault(ns, NamespaceMode.ENFORCE), Metrics.NOOP, clock::get,
-                DecisionLog.NONE)).engine();
+        engine = AdmissionWiring.of(OfflineConfig.packaged(settings), AdmissionWiring.Edge.standalone(() -> allocator, pending, mapper,
+                ns -> modes.getOrDefault(ns, NamespaceMode.ENFORCE), clock::get)).engine();
     }
 
     /**

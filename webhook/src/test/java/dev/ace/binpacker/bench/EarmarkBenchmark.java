@@ -51,7 +51,7 @@ public class EarmarkBenchmark {
         ClusterState state = nodes == 12500 ? SyntheticClusters.hgxFleet(nodes, 42) : SyntheticClusters.mixed(nodes, 42);
         allocator = new Allocator(state, PackerConfig.defaults());
         SyntheticClusters.fill(allocator, 0.55, 42);
-        request = PlacementRequest.whole("bench", WorkloadClass.INFERENCE, tp, tp, List.of(Pool.INFERENCE), NodeConstraints.NONE);
+        request = SyntheticClusters.tpRequest("bench", tp);
         if (waiting) {
             allocator.awaiting("waiting-tp8",
                     PlacementRequest.whole("waiting-tp8", WorkloadClass.INFERENCE, 8, 8, List.of(Pool.INFERENCE), NodeConstraints.NONE));
@@ -60,8 +60,6 @@ public class EarmarkBenchmark {
 
     @Benchmark
     public boolean placeAndRelease() {
-        Allocator.Outcome o = allocator.place(request, false, 0);
-        if (o.placed()) allocator.release(request.id());
-        return o.placed();
+        return SyntheticClusters.placeAndRelease(allocator, request);
     }
 }

@@ -63,7 +63,7 @@ public class ManyShapesBenchmark {
             }
         }
         SyntheticClusters.fill(allocator, 0.55, 42);
-        request = PlacementRequest.whole("bench", WorkloadClass.INFERENCE, tp, tp, List.of(Pool.INFERENCE), NodeConstraints.NONE);
+        request = SyntheticClusters.tpRequest("bench", tp);
         if (!(allocator.packer().decide(request) instanceof PlacementResult.Placed)) throw new IllegalStateException("must place");
     }
 
@@ -75,8 +75,6 @@ public class ManyShapesBenchmark {
     /** Admission's reserve and release: each placement is learned, so the mix (and, in 2 % steps, the tables) move. */
     @Benchmark
     public boolean placeAndRelease() {
-        Allocator.Outcome o = allocator.place(request, false, 0);
-        if (o.placed()) allocator.release(request.id());
-        return o.placed();
+        return SyntheticClusters.placeAndRelease(allocator, request);
     }
 }

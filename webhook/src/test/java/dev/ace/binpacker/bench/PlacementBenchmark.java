@@ -57,7 +57,7 @@ public class PlacementBenchmark {
         allocator = new Allocator(state, PackerConfig.defaults());
         if (fill.equals("packed")) SyntheticClusters.fill(allocator, 0.55, 42);
         else SyntheticClusters.fragment(allocator, 0.55, 42);
-        request = PlacementRequest.whole("bench", WorkloadClass.INFERENCE, tp, tp, List.of(Pool.INFERENCE), NodeConstraints.NONE);
+        request = SyntheticClusters.tpRequest("bench", tp);
         constrained = PlacementRequest.whole("bench-c", WorkloadClass.INFERENCE, tp, tp, List.of(Pool.INFERENCE),
                 new NodeConstraints(Map.of("topology.kubernetes.io/zone", "zone-b"), List.of(), List.of()));
     }
@@ -74,8 +74,6 @@ public class PlacementBenchmark {
 
     @Benchmark
     public boolean placeAndRelease() {
-        Allocator.Outcome o = allocator.place(request, false, 0);
-        if (o.placed()) allocator.release(request.id());
-        return o.placed();
+        return SyntheticClusters.placeAndRelease(allocator, request);
     }
 }

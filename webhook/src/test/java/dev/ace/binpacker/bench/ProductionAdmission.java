@@ -3,11 +3,9 @@ package dev.ace.binpacker.bench;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ace.binpacker.admission.AdmissionEngine;
 import dev.ace.binpacker.admission.AdmissionRequest;
-import dev.ace.binpacker.admission.DecisionLog;
 import dev.ace.binpacker.admission.Json;
 import dev.ace.binpacker.admission.NamespaceMode;
 import dev.ace.binpacker.admission.NamespacePolicies;
-import dev.ace.binpacker.admission.PendingCap;
 import dev.ace.binpacker.admission.PendingDemand;
 import dev.ace.binpacker.admission.ReviewCodec;
 import dev.ace.binpacker.cluster.AdmissionWiring;
@@ -24,9 +22,8 @@ import io.fabric8.kubernetes.api.model.Pod;
 record ProductionAdmission(AdmissionEngine engine, AdmissionRequest review) {
     static ProductionAdmission of(Allocator allocator, int tp) {
         ObjectMapper json = Json.newMapper();
-        AdmissionEngine engine = AdmissionWiring.of(OfflineConfig.packaged(), new AdmissionWiring.Edge(() -> allocator,
-                new PendingDemand(Metrics.NOOP), json, false, () -> PendingCap.Sightings.NONE,
-                NamespacePolicies.always(NamespaceMode.ENFORCE), Metrics.NOOP, () -> 0L, DecisionLog.NONE)).engine();
+        AdmissionEngine engine = AdmissionWiring.of(OfflineConfig.packaged(), AdmissionWiring.Edge.standalone(() -> allocator,
+                new PendingDemand(Metrics.NOOP), json, NamespacePolicies.always(NamespaceMode.ENFORCE), () -> 0L)).engine();
         Pod pod = Pods.gpuPod("vllm/vllm-openai:v0.8.5", "[--model, m, --tensor-parallel-size, '" + tp + "']", Integer.toString(tp), null);
         return new ProductionAdmission(engine, new AdmissionRequest("bench", ReviewCodec.API_VERSION, "Pod", null, "CREATE", "ml",
                 pod.getMetadata().getName(), true, json.valueToTree(pod), pod));

@@ -4,12 +4,8 @@ import dev.ace.binpacker.admission.AdmissionEngine;
 import dev.ace.binpacker.admission.AdmissionRequest;
 import dev.ace.binpacker.admission.AdmissionResult;
 import dev.ace.binpacker.placement.Allocator;
-import dev.ace.binpacker.placement.NodeConstraints;
 import dev.ace.binpacker.placement.PlacementRequest;
 import dev.ace.binpacker.placement.PlacementResult;
-import dev.ace.binpacker.placement.Pool;
-import dev.ace.binpacker.placement.WorkloadClass;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -60,7 +56,7 @@ public class ProductionPathBenchmark {
         allocator = ProductionFleet.load(nodes);
         if (fill.equals("packed")) SyntheticClusters.fill(allocator, 0.55, 42);
         else SyntheticClusters.fragment(allocator, 0.55, 42);
-        request = PlacementRequest.whole("bench", WorkloadClass.INFERENCE, tp, tp, List.of(Pool.INFERENCE), NodeConstraints.NONE);
+        request = SyntheticClusters.tpRequest("bench", tp);
         if (!(allocator.packer().decide(request) instanceof PlacementResult.Placed)) {
             throw new IllegalStateException("the placed-path benchmark must place: " + allocator.packer().decide(request));
         }

@@ -103,4 +103,16 @@ public final class SyntheticClusters {
             }
         }
     }
+
+    /** A TP {@code tp} inference request on pool inference, no node constraints: what every placement benchmark decides. */
+    public static PlacementRequest tpRequest(String id, int tp) {
+        return PlacementRequest.whole(id, WorkloadClass.INFERENCE, tp, tp, List.of(Pool.INFERENCE), NodeConstraints.NONE);
+    }
+
+    /** What admission does to the fleet, state kept steady: decide and reserve under the lock, then release again. */
+    public static boolean placeAndRelease(Allocator a, PlacementRequest r) {
+        Allocator.Outcome o = a.place(r, false, 0);
+        if (o.placed()) a.release(r.id());
+        return o.placed();
+    }
 }

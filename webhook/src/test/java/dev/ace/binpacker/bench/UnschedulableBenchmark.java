@@ -50,7 +50,7 @@ public class UnschedulableBenchmark {
     public void setUp() throws Exception {
         allocator = ProductionFleet.load(nodes);
         ProductionFleet.noFullNodes(allocator, 0.4, 42);
-        tp8 = PlacementRequest.whole("bench", WorkloadClass.INFERENCE, 8, 8, List.of(Pool.INFERENCE), NodeConstraints.NONE);
+        tp8 = SyntheticClusters.tpRequest("bench", 8);
         tp8InZone = PlacementRequest.whole("bench-z", WorkloadClass.INFERENCE, 8, 8, List.of(Pool.INFERENCE),
                 new NodeConstraints(Map.of("topology.kubernetes.io/zone", "zone-b"), List.of(), List.of()));
         if (!(allocator.packer().decide(tp8) instanceof PlacementResult.Unschedulable)) {

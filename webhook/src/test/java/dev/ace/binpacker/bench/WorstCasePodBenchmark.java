@@ -11,8 +11,6 @@ import dev.ace.binpacker.admission.Json;
 import dev.ace.binpacker.admission.NamespaceMode;
 import dev.ace.binpacker.admission.NamespacePolicies;
 import dev.ace.binpacker.admission.PendingDemand;
-import dev.ace.binpacker.admission.DecisionLog;
-import dev.ace.binpacker.admission.PendingCap;
 import dev.ace.binpacker.admission.ReviewCodec;
 import dev.ace.binpacker.cluster.AdmissionWiring;
 import dev.ace.binpacker.cluster.OfflineConfig;
@@ -69,9 +67,8 @@ public class WorstCasePodBenchmark {
         NodeMapper nodes = NodeMapper.standard();
         NodeListLoader.demo().forEach(n -> s.upsert(nodes.map(n)));
         Allocator allocator = new Allocator(s, PackerConfig.defaults());
-        engine = AdmissionWiring.of(OfflineConfig.packaged(), new AdmissionWiring.Edge(() -> allocator, new PendingDemand(Metrics.NOOP), mapper,
-                true, () -> PendingCap.Sightings.NONE, NamespacePolicies.always(NamespaceMode.WARN), Metrics.NOOP, () -> 0L,
-                DecisionLog.NONE)).engine();
+        engine = AdmissionWiring.of(OfflineConfig.packaged(), AdmissionWiring.Edge.standalone(() -> allocator, new PendingDemand(Metrics.NOOP), mapper,
+                NamespacePolicies.always(NamespaceMode.WARN), () -> 0L)).engine();
         body = review(mapper, shape, mib * 1024 * 1024 - 4096);
         if (body.length > 7 * 1024 * 1024) throw new IllegalStateException("over the 7 MiB limit: " + body.length);
     }

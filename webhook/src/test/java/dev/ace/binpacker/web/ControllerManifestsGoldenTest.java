@@ -15,8 +15,6 @@ import dev.ace.binpacker.admission.Json;
 import dev.ace.binpacker.admission.NamespaceMode;
 import dev.ace.binpacker.admission.NamespacePolicies;
 import dev.ace.binpacker.admission.PendingDemand;
-import dev.ace.binpacker.admission.DecisionLog;
-import dev.ace.binpacker.admission.PendingCap;
 import dev.ace.binpacker.admission.ReviewCodec;
 import dev.ace.binpacker.admission.WorkloadAdmission;
 import dev.ace.binpacker.cluster.AdmissionWiring;
@@ -74,9 +72,8 @@ class ControllerManifestsGoldenTest {
         NodeMapper m = NodeMapper.standard();
         NodeListLoader.load(DIR.resolve("nodes.yaml")).forEach(n -> s.upsert(m.map(n)));
         Allocator a = new Allocator(s, PackerConfig.defaults());
-        return AdmissionWiring.of(OfflineConfig.packaged(), new AdmissionWiring.Edge(() -> a, new PendingDemand(Metrics.NOOP), json, true,
-                () -> PendingCap.Sightings.NONE, NamespacePolicies.always(NamespaceMode.ENFORCE), Metrics.NOOP, () -> 1_000_000L,
-                DecisionLog.NONE)).workloads();
+        return AdmissionWiring.of(OfflineConfig.packaged(), AdmissionWiring.Edge.standalone(() -> a, new PendingDemand(Metrics.NOOP), json,
+                NamespacePolicies.always(NamespaceMode.ENFORCE), () -> 1_000_000L)).workloads();
     }
 
     @ParameterizedTest(name = "{0}")
