@@ -13,9 +13,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigInteger;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -173,6 +170,54 @@ class CertificateRotationTest {
         }
     }
 
+    record Answer(int status, byte[] body) {}
+
+    /**
+     * One HTTP/1.1 POST on its own TLS connection, closed when the answer is read: a fresh handshake per review, as
+     * strict as the API server (the CA only, the host name checked), and no connection left open behind it.
+     */
+    private static Answer post(SSLContext ctx, String path, String json) throws IOException {
+        URI base = URI.create(Https.baseUrl());
+        byte[] body = json.getBytes(StandardCharsets.UTF_8);
+        try (SSLSocket s = (SSLSocket) ctx.getSocketFactory().createSocket(base.getHost(), base.getPort())) {
+            SSLParameters p = s.getSSLParameters();
+            p.setEndpointIdentificationAlgorithm("HTTPS");
+            s.setSSLParameters(p);
+            s.setSoTimeout(30_000);
+            var out = s.getOutputStream();
+            out.write(("POST " + path + " HTTP/1.1\r\nHost: " + base.getHost() + ":" + base.getPort()
+                    + "\r\nContent-Type: application/json\r\nContent-Length: " + body.length + "\r\nConnection: close\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            out.write(body);
+            out.flush();
+            byte[] all = s.getInputStream().readAllBytes();
+            String text = new String(all, StandardCharsets.ISO_8859_1);
+            int end = text.indexOf("\r\n\r\n");
+            if (end < 0) throw new IOException("no HTTP answer (" + all.length + " bytes)");
+            String[] head = text.substring(0, end).split("\r\n");
+            int status = Integer.parseInt(head[0].split(" ")[1]);
+            byte[] rest = java.util.Arrays.copyOfRange(all, end + 4, all.length);
+            boolean chunked = java.util.Arrays.stream(head).anyMatch(h -> h.toLowerCase(java.util.Locale.ROOT).startsWith("transfer-encoding:")
+                    && h.toLowerCase(java.util.Locale.ROOT).contains("chunked"));
+            return new Answer(status, chunked ? dechunk(rest) : rest);
+        }
+    }
+
+    private static byte[] dechunk(byte[] in) throws IOException {
+        var out = new java.io.ByteArrayOutputStream();
+        int i = 0;
+        while (true) {
+            int eol = i;
+            while (eol + 1 < in.length && !(in[eol] == '\r' && in[eol + 1] == '\n')) eol++;
+            if (eol + 1 >= in.length) throw new IOException("truncated chunked body");
+            String size = new String(in, i, eol - i, StandardCharsets.US_ASCII).split(";")[0].trim();
+            int n = Integer.parseInt(size, 16);
+            if (n == 0) return out.toByteArray();
+            out.write(in, eol + 2, n);
+            i = eol + 2 + n + 2;
+        }
+    }
+
     static final int ROTATIONS = 3;
 
     /** Waits until the replica reports ready (inventory loaded, HTTPS handler warmed up): the API server calls only ready pods. */
@@ -200,24 +245,19 @@ class CertificateRotationTest {
                     String uid = "rotation-" + caller + "-" + i;
                     ObjectNode review = tp4.deepCopy();
                     ((ObjectNode) review.get("request")).put("uid", uid).put("dryRun", true); // decides, reserves nothing
-                    // a new client, so a new connection and TLS handshake, for every review
-                    HttpClient client = HttpClient.newBuilder().sslContext(ctx).version(HttpClient.Version.HTTP_1_1).build();
+                    // a new connection and TLS handshake for every review, closed after it (a client left open per review
+                    // would hold its connection until it is collected, and 256 of them fill quarkus.http.limits.max-connections)
                     try {
-                        HttpResponse<byte[]> r = client.send(HttpRequest.newBuilder(URI.create(Https.baseUrl() + "/mutate"))
-                                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(review.toString())).build(),
-                                HttpResponse.BodyHandlers.ofByteArray());
+                        Answer r = post(ctx, "/mutate", review.toString());
                         JsonNode resp = Https.read(r.body()).path("response");
-                        if (r.statusCode() != 200 || !uid.equals(resp.path("uid").asText()) || !resp.path("allowed").asBoolean()
+                        if (r.status() != 200 || !uid.equals(resp.path("uid").asText()) || !resp.path("allowed").asBoolean()
                                 || !resp.path("patch").isTextual()) {
-                            failures.add(uid + ": " + r.statusCode() + " " + new String(r.body(), StandardCharsets.UTF_8));
+                            failures.add(uid + ": " + r.status() + " " + new String(r.body(), StandardCharsets.UTF_8));
                         } else {
                             answered.incrementAndGet();
                         }
                     } catch (IOException e) {
                         failures.add(uid + ": " + e);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                        return;
                     }
                 }
             }, "rotation-caller-" + t);
