@@ -15,8 +15,9 @@ MAIN=random,k8s-default,k8s-binpack,best-fit,dot-prod,clustering,packing,fgd,dev
 # ace-mix-requests: the demand mix counted by request; ace-frag-equal: the one-scale weighting;
 # ace-gross: TP damage counted gross, not net of the request's own footprint (the engine before it);
 # ace-shares-before: shares not counted in the demand mix and charged a whole GPU's single-GPU capacity
-VARIANTS=random-kube,best-fit-kube,fgd-kube,ace-exact,ace-mix-requests,ace-frag-equal,ace-gross,ace-shares-before
-LISTS_POLICIES=random,dot-prod,clustering,packing,best-fit,fgd,ace
+# ace-shapes-64: the fragmentation target capped at 64 shapes (the engine before commit 7337aaa)
+VARIANTS=random-kube,best-fit-kube,fgd-kube,ace-exact,ace-mix-requests,ace-frag-equal,ace-gross,ace-shares-before,ace-shapes-64
+LISTS_POLICIES=random,dot-prod,clustering,packing,best-fit,fgd,ace,ace-shapes-64
 mkdir -p docs/benchmarks/lists docs/benchmarks/fleet-rate50 docs/benchmarks/fleet-rate60
 headline() { # Protocol A, the paper's three headline lists: every policy and variant, seeds 42-51
   for t in default multigpu50 gpushare100; do
