@@ -141,6 +141,44 @@ class GatedQueueWalksTest {
         assertEquals(WAITERS, r.pending.size(), "the late waiter queued, the oldest released");
     }
 
+    /** kubelet's updates of a running pod: a new resource version and a condition, nothing ACE decides on. */
+    private void kubeletUpdates(Pod running) {
+        Pod p = c.pods.get(running.getMetadata().getUid());
+        var cond = new io.fabric8.kubernetes.api.model.PodConditionBuilder().withType("Ready").withStatus("True")
+                .withLastTransitionTime(java.time.Instant.ofEpochMilli(c.clock.get()).toString()).build();
+        p.getStatus().setConditions(new ArrayList<>(List.of(cond)));
+        c.store(p);
+    }
+
+    @Test
+    void status_updates_of_running_gpu_pods_are_no_event_for_the_queue_and_a_pod_that_finishes_is_one() {
+        leader(CONFIG);
+        fullFleetWithWaiters();
+        long firstResync = started + CONFIG.resyncMillis();
+        passesUntilResync(firstResync, new int[1]);
+        c.clock.set(firstResync);
+        assertEquals(1, pass(), "the resync walks the queue once");
+        long entriesBefore = r.reconciler.work().get("entries");
+
+        long walks = 0;
+        for (int round = 0; round < 10; round++) { // 10 passes, each after 100 running pods' status changed
+            for (int i = 0; i < 100; i++) kubeletUpdates(running.get(round * 100 + i));
+            c.clock.addAndGet(2_000);
+            walks += pass();
+        }
+        assertEquals(0, walks, "1,000 status updates of running GPU pods: no walk of the queue (before: one a pass)");
+        assertEquals(entriesBefore, r.reconciler.work().get("entries"), "and no node's entries reconciled again");
+        assertEquals(c.pods.get(running.get(0).getMetadata().getUid()).getMetadata().getResourceVersion(),
+                r.view.pods().get(running.get(0).getMetadata().getUid()).orElseThrow().resourceVersion(),
+                "the view still keeps each pod at its newest resource version (the precondition of ACE's deletes)");
+
+        Pod oldest = waiters.get(0);
+        c.complete(running.get(7).getMetadata().getUid());
+        c.clock.addAndGet(2_000);
+        assertEquals(1, pass(), "a pod that finished frees its node: one walk");
+        assertFalse(GateRelease.isGated(live(oldest)), "the oldest waiter released onto the node it freed");
+    }
+
     @Test
     void a_waiting_groups_times_come_back_as_requeue_after_earmark_hold_timeout_and_backoff_with_no_walk_between() {
         leader(NO_RESYNC);

@@ -113,8 +113,11 @@ final class GroupKeeper {
                 .thenComparing(k -> k));
         boolean earmarked = false;
         Map<Integer, Integer> waitingBySize = new TreeMap<>();
+        // A group that is gone takes its ages with it: a new group of the same name starts afresh.
         holdingSince.keySet().retainAll(groups.keySet());
         wholeSince.keySet().retainAll(groups.keySet());
+        backoffUntil.keySet().retainAll(groups.keySet());
+        timeouts.keySet().retainAll(groups.keySet());
         reasons.clear();
         nextDue = Long.MAX_VALUE;
         Result failed = Result.DONE;
@@ -166,6 +169,7 @@ final class GroupKeeper {
             holdingSince.remove(key);
             wholeSince.remove(key);
             timeouts.remove(key);
+            backoffUntil.remove(key);
             release(key, g, r);
             return State.RELEASED;
         }

@@ -53,6 +53,19 @@ public record PodFacts(String uid, String namespace, String name, String generat
                 node == null ? unschedulable(pod) : null);
     }
 
+    /**
+     * The same facts at another resource version: every other update of a pod (its status conditions, container
+     * states, a label ACE does not read) changes nothing ACE decides on, so it is not an event for its controllers.
+     */
+    public boolean sameFactsAs(PodFacts other) {
+        return other != null && withResourceVersion(null).equals(other.withResourceVersion(null));
+    }
+
+    private PodFacts withResourceVersion(String rv) {
+        return new PodFacts(uid, namespace, name, generateName, nodeName, terminal, gpus, gated, reservationId, reservationNode,
+                reservationMask, controllerOwned, priority, createdMillis, rv, unschedulable);
+    }
+
     /** kube-scheduler's message of a {@code PodScheduled=False, reason Unschedulable} condition, or null. */
     static String unschedulable(Pod pod) {
         if (pod.getStatus() == null || pod.getStatus().getConditions() == null) return null;

@@ -192,7 +192,10 @@ public final class LocalView {
             if (regrouped) onChange.run(); // a rank without GPUs: its group may be whole now
             return;
         }
-        Optional<PodFacts> old = pods.put(f);
+        Optional<PodFacts> old = pods.put(f); // kept at its new resource version (a precondition of ACE's deletes)
+        // An update that changes none of the facts, the pod's group or its requests (kubelet's status, conditions) is no
+        // event: nothing ACE decides on moves.
+        if (old.isPresent() && old.get().sameFactsAs(f) && !regrouped && requestsMoved.isEmpty()) return;
         touchedPods.add(f.uid());
         old.map(PodFacts::reservationNode).ifPresent(this::touch);
         touch(f.reservationNode()); // a pinned pod not bound yet: its node's key
