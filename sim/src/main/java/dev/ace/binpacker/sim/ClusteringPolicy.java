@@ -1,12 +1,16 @@
 package dev.ace.binpacker.sim;
 
+import dev.ace.binpacker.placement.Reservation;
 import java.util.HashMap;
 import java.util.Map;
 
 /**
- * GPU clustering as in the FGD authors' simulator: pods with the same GPU request go together.
- * Bands: node holding only this request kind, node holding it among others, idle node, node with
- * other kinds; inside a band the fuller node wins. Ties at random.
+ * GPU clustering as in the FGD authors' simulator ({@code gpu_clustering_score.go}): pods of the same GPU
+ * affinity go together. The affinity is theirs ({@code GetGpuAffinityFromPodAnnotation}): every share is one kind
+ * ({@code share-gpu}), whatever its milli-GPU, and whole-GPU pods are a kind per GPU count ({@code 2-gpu}). Bands:
+ * node holding only this kind, node holding it among others, idle node, node with other kinds; inside a band the
+ * fuller node wins (by total milli-GPU in use out of 8,000); CPU-only pods score 0 everywhere. Ties follow the
+ * run's node order, as every scoring baseline's.
  */
 final class ClusteringPolicy extends Baseline {
     private final Map<Integer, Integer>[] kinds;
@@ -18,7 +22,10 @@ final class ClusteringPolicy extends Baseline {
         for (int i = 0; i < kinds.length; i++) kinds[i] = new HashMap<>();
     }
 
-    private static int kind(SimPod pod) { return pod.numGpu() * 10000 + pod.milli(); }
+    /** Their affinity tag as a number: 0 for {@code share-gpu}, else the GPU count ({@code k-gpu}). */
+    static int kind(SimPod pod) { return pod.isShare() ? 0 : pod.numGpu(); }
+
+    private static int kind(Reservation r) { return r.milliPerGpu() < 1000 && Long.bitCount(r.gpuMask()) == 1 ? 0 : Long.bitCount(r.gpuMask()); }
 
     @Override
     double score(int node, SimPod pod) {
@@ -33,5 +40,15 @@ final class ClusteringPolicy extends Baseline {
     @Override
     void placed(int node, SimPod pod) {
         if (!pod.cpuOnly()) kinds[node].merge(kind(pod), 1, Integer::sum);
+    }
+
+    /** The affinities of the pods on {@code node} now (a test's view). */
+    java.util.Set<Integer> kindsOn(int node) { return java.util.Set.copyOf(kinds[node].keySet()); }
+
+    /** A pod that left no longer counts in its node's kinds (their affinity is counted over the node's pods). */
+    @Override
+    void released(int node, Reservation r) {
+        if (r.gpuMask() == 0) return; // CPU-only
+        kinds[node].computeIfPresent(kind(r), (k, n) -> n > 1 ? n - 1 : null);
     }
 }

@@ -1,31 +1,26 @@
 package dev.ace.binpacker.sim;
 
 /**
- * Dot-product (Tetris) as in the FGD authors' simulator: for each GPU choice, the dot product of
- * the node's normalised free (CPU, GPU) vector with the pod's normalised request; the smaller the
- * product the higher the integer score. For a share every fitting GPU is tried.
+ * Dot-product (Tetris) as the FGD authors run it ({@code -DotProd 1000 -gpusel best -dimext merge -norm max} in
+ * their {@code expected_run_scripts_0511.sh}; {@code dot_product_score.go}, {@code GenerateSchedulingMatchGroups}):
+ * the node's free (CPU, GPU) vector with the GPU dimension merged into the node's total free milli-GPU, the pod's
+ * (CPU, milli-GPU x GPUs) request, both divided by the largest node spec (128 CPUs, 8 GPUs), dotted and halved; the
+ * score is {@code int(100 * (1 - product))}, so the node whose free resources align least with the request wins.
+ * With the merged dimension the plugin names no GPU: Open-Gpu-Share's best fit chooses it (the fullest GPU a share
+ * fits on, the lowest free indices for whole GPUs).
  */
 final class DotProdPolicy extends Baseline {
+    /** {@code MaxSpecCpu} and {@code MaxSpecGpu} of their {@code open-gpu-share/utils/const.go}: the norm "max". */
+    static final double MAX_CPU_MILLI = 128_000, MAX_GPU_MILLI = 8_000;
+
     DotProdPolicy(SimContext c) { super(c); }
 
     @Override
     double score(int node, SimPod pod) {
-        double cpuCap = cluster.cpuCap(node);
-        double cpuFree = state.cpuFree(node) / cpuCap;
-        double cpuReq = pod.cpuMilli() / cpuCap;
-        if (!pod.isShare()) {
-            mask = defaultGpus(node, pod);
-            double gpuFree = pod.cpuOnly() ? 0 : Long.bitCount(state.freeMask(node)) / (double) cluster.gpus(node);
-            double gpuReq = pod.cpuOnly() ? 0 : pod.numGpu() / (double) cluster.gpus(node);
-            return (long) (100 * (1 - (cpuFree * cpuReq + gpuFree * gpuReq) / 2));
-        }
-        long best = -1;
-        for (int g = 0; g < cluster.gpus(node); g++) {
-            int f = state.milliFree(node, g);
-            if (f < pod.milli()) continue;
-            long s = (long) (100 * (1 - (cpuFree * cpuReq + f / 1000.0 * pod.milli() / 1000.0) / 2));
-            if (s > best) { best = s; mask = 1L << g; }
-        }
-        return best;
+        mask = defaultGpus(node, pod);
+        double nodeCpu = state.cpuFree(node) / MAX_CPU_MILLI, podCpu = pod.cpuMilli() / MAX_CPU_MILLI;
+        double nodeGpu = freeMilli(node) / MAX_GPU_MILLI, podGpu = (pod.cpuOnly() ? 0 : pod.gpuMilli()) / MAX_GPU_MILLI;
+        double product = nodeCpu * podCpu + nodeGpu * podGpu;
+        return (long) (100 * (1 - product / 2));
     }
 }
