@@ -42,3 +42,5 @@ lists cpu050 cpu100 cpu200 cpu250 gpushare40 gpushare60 gpushare80 &
 lists gpuspec10 gpuspec20 gpuspec25 gpuspec33 multigpu20 multigpu30 multigpu40 &
 fleet_and_optimum &
 wait
+# the summary tables of docs/benchmarks.md (faithfulness, ACE against the published FGD) from the JSON above
+python3 bench/tables.py docs/benchmarks > docs/benchmarks/tables.md
