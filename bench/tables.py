@@ -90,6 +90,36 @@ def against_fgd(runs):
     print()
 
 
+def per_list(runs, lst):
+    print("| policy | alloc@80 | @90 | @95 | @100 | **@130** | sd | published @130 (sd) | frag@50 | @70 | @80 | @90 | p50 µs | p99 µs |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for p, r in runs[lst].items():
+        a, f, t = r["allocationAt"], r["fragRateAt"], r["decisionMicros"]
+        pub = r.get("published130")
+        pubtxt = f"{pub['mean']:.2f} ({pub['sd']:.2f})" if pub else ""
+        name = f"**{p}**" if p == "ace" else p
+        print(f"| {name} | {a['80']:.2f} | {a['90']:.2f} | {a['95']:.2f} | {a['100']:.2f} | **{a['130']:.2f}** | "
+              f"{r['allocation130Sd']:.2f} | {pubtxt} | {f['50']:.2f} | {f['70']:.2f} | {f['80']:.2f} | {f['90']:.2f} | "
+              f"{t['p50']:.1f} | {t['p99']:.1f} |")
+    print()
+
+
+def fleet(path):
+    d = json.loads(path.read_text())
+    print("| policy | TP on clique % | TP degraded | TP waited % | wait p50 min | wait p95 min | full-BW replica-hours % "
+          "| waiting GPU-h | still waiting | other failed | mean alloc % | stranded GPUs | domains clean % | frag % "
+          "| small on inference | p50 µs | p99 µs |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for r in d["results"]:
+        name = f"**{r['policy']}**" if r["policy"] == "ace" else r["policy"]
+        w, dom, t = r["tpWaitMinutes"], r["nvlinkDomains"], r["decisionMicros"]
+        print(f"| {name} | {r['tpPlaced']:.2f} | {r['tpNotFullBandwidth']} | {r['tpWaitedPct']:.2f} | {w['p50']:.1f} | {w['p95']:.1f} "
+              f"| {r['tpFullBandwidthHoursPct']:.2f} | {round(r['tpWaitingGpuHours'])} | {r['tpFailed']} | {r['otherFailed']} "
+              f"| {r['meanAllocation']:.2f} | {r['strandedGpus']:.2f} | {dom['clean']:.1f} | {dom['fragmented']:.1f} "
+              f"| {r['smallOnInference']} | {t['p50']:.1f} | {t['p99']:.1f} |")
+    print()
+
+
 if __name__ == "__main__":
     runs = load()
     if not runs:
@@ -102,3 +132,11 @@ if __name__ == "__main__":
     print("## ACE against the published FGD on every list")
     print()
     against_fgd(runs)
+    for lst in runs:
+        print(f"## openb-{lst}: every policy of the run")
+        print()
+        per_list(runs, lst)
+    for rate in sorted(ROOT.glob("fleet-rate*/fleet.json")):
+        print(f"## Protocol B, {rate.parent.name.removeprefix('fleet-rate')} pods/h (seeds of the run, sums over its traces)")
+        print()
+        fleet(rate)
