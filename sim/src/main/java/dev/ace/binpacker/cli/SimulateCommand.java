@@ -43,6 +43,7 @@ public final class SimulateCommand implements Command {
                       --json              JSON instead of a table
                       --report DIR        write JSON, HTML and SVG charts to DIR
                       --data DIR          where the traces are (default tests/traces)
+                      --ignore-memory     openb: no policy checks pods' memory (by default every one does, as kube-scheduler's NodeResourcesFit)
                       --pods N --rate R --mix share=25,single=30,tp2=17,tp4=17,tp8=7,batch=4   fleet traces
                       --generate-fleet FILE.csv --seed N   write a fleet trace and stop
                       --optimal NODES [--time-limit 60]    CP-SAT bound on a sub-cluster
@@ -56,6 +57,7 @@ public final class SimulateCommand implements Command {
         List<Long> seeds = seeds("42-51");
         double arrival = 130;
         boolean json = false;
+        boolean memory = true;
         Path report = null;
         Path data = Path.of("tests/traces");
         Path generate = null;
@@ -71,6 +73,7 @@ public final class SimulateCommand implements Command {
                 case "--seeds" -> seeds = seeds(args[++i]);
                 case "--arrival" -> arrival = Double.parseDouble(args[++i]);
                 case "--json" -> json = true;
+                case "--ignore-memory" -> memory = false;
                 case "--report" -> report = Path.of(args[++i]);
                 case "--data" -> data = Path.of(args[++i]);
                 case "--generate-fleet" -> generate = Path.of(args[++i]);
@@ -124,7 +127,7 @@ public final class SimulateCommand implements Command {
         Path podFile = trace.startsWith("openb-") ? data.resolve("openb/openb_pod_list_" + trace.substring(6) + ".csv") : Path.of(trace);
         Path nodeFile = data.resolve("openb/openb_node_list_gpu_node.csv");
         if (!Files.exists(podFile)) throw new IllegalArgumentException("no pod list " + podFile);
-        SimCluster cluster = new SimCluster(OpenbLoader.nodes(nodeFile), new OpenbBoards());
+        SimCluster cluster = new SimCluster(OpenbLoader.nodes(nodeFile), new OpenbBoards(), memory);
         List<SimPod> pods = OpenbLoader.pods(podFile, cluster.modelIndex());
         if (optimalNodes > 0) {
             List<String> names = new ArrayList<>();

@@ -69,7 +69,7 @@ final class AcePolicy implements Policy {
         if (pod.cpuOnly()) return placeCpuOnly(pod, id);
         if (tp >= 2 && webhookPools) pools = allocator.read(a -> a.packer().inferencePools(pod.numGpu(), NodeConstraints.NONE));
         PlacementRequest r = new PlacementRequest(id, WorkloadClass.UNKNOWN, pod.numGpu(), pod.milli(), tp,
-                pools, constraints(pod.spec()), pod.cpuMilli(), null);
+                pools, constraints(pod.spec()), pod.cpuMilli(), null).needing(memoryOf(pod));
         // a TP replica that does not fit waits (protocol B's queue, the webhook's scheduling gate) under its pod's id
         String waiter = r.wantsClique() ? id : null;
         Allocator.Outcome o = allocator.place(r, false, 0, waiter);
@@ -77,8 +77,28 @@ final class AcePolicy implements Policy {
             if (waiter != null) allocator.awaiting(waiter, r);
             return false;
         }
-        c.memUsed()[c.state().indexOf(o.reservation().node())] += pod.memMib();
+        took(id, o.reservation().node(), pod.memMib());
         return true;
+    }
+
+    /** Memory taken on each node by the pods placed, by id: what the node's bound pods request, told to the engine. */
+    private final Map<String, Long> memOf = new java.util.HashMap<>();
+    private final Map<String, String> nodeOf = new java.util.HashMap<>();
+
+    /** The pod's memory as a request the engine checks, when the run enforces memory; nothing otherwise. */
+    private dev.ace.binpacker.placement.Resources memoryOf(SimPod pod) {
+        return c.cluster().enforcesMemory() ? SimCluster.memory(pod.memMib()) : dev.ace.binpacker.placement.Resources.NONE;
+    }
+
+    /** A pod placed: its memory counts on its node from now on, as a bound pod's requests (no longer pinned apart). */
+    private void took(String id, String node, long mib) {
+        int i = c.state().indexOf(node);
+        c.memUsed()[i] += mib;
+        if (!c.cluster().enforcesMemory()) return;
+        if (c.memUsed()[i] > c.cluster().memCap(i)) throw new IllegalStateException("ACE placed " + id + " beyond " + node + "'s memory");
+        memOf.put(id, mib);
+        nodeOf.put(id, node);
+        allocator.requested(node, SimCluster.memory(c.memUsed()[i]), java.util.Set.of(id));
     }
 
     /** This policy with another batch-pool rule (a variant row). */
@@ -96,17 +116,26 @@ final class AcePolicy implements Policy {
     public boolean placeBatch(SimPod pod, String id, List<Pool> pools, int tpWaiting) {
         NodeConstraints own = constraints(pod.spec());
         BatchPlacement.Ask ask = new BatchPlacement.Ask(id, WorkloadClass.BATCH, pod.numGpu(), Reservation.Owner.NONE,
-                dev.ace.binpacker.placement.Resources.NONE, p -> own, tpWaiting);
+                memoryOf(pod), p -> own, tpWaiting);
         BatchPlacement.Choice choice = allocator.read(a -> BatchPlacement.trial(a, batch, ask, 0));
         if (!(choice instanceof BatchPlacement.Placed t)) return false;
         java.util.Optional<Allocator.Outcome> o = BatchPlacement.commit(allocator, batch, t, 0);
         if (o.isEmpty()) return false;
-        c.memUsed()[c.state().indexOf(o.get().reservation().node())] += pod.memMib();
+        took(id, o.get().reservation().node(), pod.memMib());
         return true;
     }
 
     @Override
-    public void release(String id) { allocator.release(id); }
+    public void release(String id) {
+        allocator.release(id);
+        if (!c.cluster().enforcesMemory()) return;
+        String node = nodeOf.remove(id);
+        Long mib = memOf.remove(id);
+        if (node == null || mib == null) return;
+        int i = c.state().indexOf(node);
+        c.memUsed()[i] -= mib;
+        allocator.requested(node, SimCluster.memory(c.memUsed()[i]), java.util.Set.of());
+    }
 
     @Override
     public java.util.Optional<Reservation> reservation(String id) { return allocator.reservation(id); }
@@ -131,6 +160,7 @@ final class AcePolicy implements Policy {
         var frag = config.fragmentation();
         for (int i = 0; i < c.cluster().size(); i++) {
             if (s.cpuFree(i) < pod.cpuMilli()) continue;
+            if (!c.cluster().memoryFits(i, c.memUsed()[i], pod.memMib())) continue;
             double delta = frag == null ? 0 : frag.cost(frag.delta(s, i, 0, 0, pod.cpuMilli()));
             long free = 0;
             for (int g = 0; g < c.cluster().gpus(i); g++) free += s.milliFree(i, g);
@@ -141,7 +171,7 @@ final class AcePolicy implements Policy {
         if (best < 0) return false;
         var o = allocator.adopt(new Reservation(id, s.node(best).name(), 0, 1000, pod.cpuMilli(), 1, null, 0, false));
         if (o != dev.ace.binpacker.placement.Ledger.Outcome.RESERVED) throw new IllegalStateException("CPU reservation refused: " + o);
-        c.memUsed()[best] += pod.memMib();
+        took(id, s.node(best).name(), pod.memMib());
         return true;
     }
 }

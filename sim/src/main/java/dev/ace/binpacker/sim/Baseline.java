@@ -117,6 +117,7 @@ abstract class Baseline implements Policy {
     boolean feasible(int i, SimPod pod) {
         if (pod.models() != -1 && (pod.models() & (1 << cluster.modelOf(i))) == 0) return false;
         if (state.cpuFree(i) < pod.cpuMilli()) return false;
+        if (!cluster.memoryFits(i, c.memUsed()[i], pod.memMib())) return false;
         if (pod.cpuOnly()) return true;
         if (pod.isShare()) {
             for (int g = 0; g < cluster.gpus(i); g++) if (state.milliFree(i, g) >= pod.milli()) return true;

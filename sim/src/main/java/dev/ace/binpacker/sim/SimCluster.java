@@ -26,7 +26,20 @@ public final class SimCluster {
     final long totalCpu;
     final long totalMem;
 
+    /** Pods' memory requests are checked against the nodes' memory, by every policy ({@code simulate --memory}). */
+    final boolean enforcesMemory;
+
     public SimCluster(List<OpenbNode> nodes, OpenbBoards boards) {
+        this(nodes, boards, false);
+    }
+
+    /**
+     * {@code enforceMemory}: a pod fits a node only where its memory request fits beside the pods there, as
+     * kube-scheduler's NodeResourcesFit (and so the FGD authors' simulator) checks it; ACE is told each node's
+     * memory as allocatable and each pod's as a request, and filters in its engine as the webhook does.
+     */
+    public SimCluster(List<OpenbNode> nodes, OpenbBoards boards, boolean enforceMemory) {
+        this.enforcesMemory = enforceMemory;
         this.nodes = List.copyOf(nodes);
         int n = nodes.size();
         infos = new NodeInfo[n];
@@ -47,10 +60,20 @@ public final class SimCluster {
             infos[i] = new NodeInfo(o.name(), poolOf(o.model()), Map.of(MODEL_LABEL, o.model()), List.of(),
                     boards.board(o.model(), o.gpus()), "openb:" + OpenbBoards.assumption(o.model(), o.gpus()),
                     o.model(), o.cpuMilli());
+            if (enforceMemory) infos[i] = infos[i].withAllocatable(memory(o.memMib()));
         }
         totalMilli = milli;
         totalCpu = cpu;
         totalMem = mem;
+    }
+
+    /**
+     * Memory as the engine's {@link dev.ace.binpacker.placement.Resources} count it (milli-bytes): what a node
+     * offers and a pod requests, so ACE's placements pass kube-scheduler's NodeResourcesFit on memory as the
+     * baselines' filter does ({@link Baseline#feasible}) and the FGD authors' simulator (its kube-scheduler) does.
+     */
+    static dev.ace.binpacker.placement.Resources memory(long mib) {
+        return new dev.ace.binpacker.placement.Resources(Map.of("memory", mib * 1024L * 1024L * 1000L));
     }
 
     /** openb nodes are all GENERAL; protocol B names its pools by model: HGX boards are the inference pool, L4 the slicing pool. */
@@ -80,6 +103,12 @@ public final class SimCluster {
     public long cpuCap(int i) { return cpuCap[i]; }
 
     public long memCap(int i) { return memCap[i]; }
+
+    /** Whether pods' memory is checked against the nodes' ({@link #SimCluster(List, OpenbBoards, boolean)}). */
+    public boolean enforcesMemory() { return enforcesMemory; }
+
+    /** A pod's memory fits on node {@code i} beside {@code used} MiB already taken there (always, when not enforced). */
+    boolean memoryFits(int i, long used, long mib) { return !enforcesMemory || used + mib <= memCap[i]; }
 
     public int gpus(int i) { return gpus[i]; }
 
