@@ -81,24 +81,21 @@ final class AcePolicy implements Policy {
         return true;
     }
 
-    /** Memory taken on each node by the pods placed, by id: what the node's bound pods request, told to the engine. */
-    private final Map<String, Long> memOf = new java.util.HashMap<>();
-    private final Map<String, String> nodeOf = new java.util.HashMap<>();
-
     /** The pod's memory as a request the engine checks, when the run enforces memory; nothing otherwise. */
     private dev.ace.binpacker.placement.Resources memoryOf(SimPod pod) {
         return c.cluster().enforcesMemory() ? SimCluster.memory(pod.memMib()) : dev.ace.binpacker.placement.Resources.NONE;
     }
 
-    /** A pod placed: its memory counts on its node from now on, as a bound pod's requests (no longer pinned apart). */
+    /**
+     * A pod placed: its memory is booked on its node and, when the run enforces memory, told to the engine as the
+     * node's bound requests (the pod no longer pinned apart), as the webhook's view tells it of bound pods.
+     */
     private void took(String id, String node, long mib) {
         int i = c.state().indexOf(node);
-        c.memUsed()[i] += mib;
+        c.memory().take(id, i, mib);
         if (!c.cluster().enforcesMemory()) return;
-        if (c.memUsed()[i] > c.cluster().memCap(i)) throw new IllegalStateException("ACE placed " + id + " beyond " + node + "'s memory");
-        memOf.put(id, mib);
-        nodeOf.put(id, node);
-        allocator.requested(node, SimCluster.memory(c.memUsed()[i]), java.util.Set.of(id));
+        if (c.memory().used(i) > c.cluster().memCap(i)) throw new IllegalStateException("ACE placed " + id + " beyond " + node + "'s memory");
+        allocator.requested(node, SimCluster.memory(c.memory().used(i)), java.util.Set.of(id));
     }
 
     /** This policy with another batch-pool rule (a variant row). */
@@ -128,13 +125,10 @@ final class AcePolicy implements Policy {
     @Override
     public void release(String id) {
         allocator.release(id);
-        if (!c.cluster().enforcesMemory()) return;
-        String node = nodeOf.remove(id);
-        Long mib = memOf.remove(id);
-        if (node == null || mib == null) return;
-        int i = c.state().indexOf(node);
-        c.memUsed()[i] -= mib;
-        allocator.requested(node, SimCluster.memory(c.memUsed()[i]), java.util.Set.of());
+        int i = c.memory().giveBack(id);
+        if (i >= 0 && c.cluster().enforcesMemory()) {
+            allocator.requested(c.state().node(i).name(), SimCluster.memory(c.memory().used(i)), java.util.Set.of());
+        }
     }
 
     @Override
@@ -160,7 +154,7 @@ final class AcePolicy implements Policy {
         var frag = config.fragmentation();
         for (int i = 0; i < c.cluster().size(); i++) {
             if (s.cpuFree(i) < pod.cpuMilli()) continue;
-            if (!c.cluster().memoryFits(i, c.memUsed()[i], pod.memMib())) continue;
+            if (!c.cluster().memoryFits(i, c.memory().used(i), pod.memMib())) continue;
             double delta = frag == null ? 0 : frag.cost(frag.delta(s, i, 0, 0, pod.cpuMilli()));
             long free = 0;
             for (int g = 0; g < c.cluster().gpus(i); g++) free += s.milliFree(i, g);

@@ -69,8 +69,7 @@ abstract class Baseline implements Policy {
                 pod.cpuOnly() ? 1000 : pod.milli(), pod.cpuMilli(), 1, null, 0, false);
         Ledger.Outcome o = c.ledger().reserve(r);
         if (o != Ledger.Outcome.RESERVED) throw new IllegalStateException(getClass().getSimpleName() + " chose a taken set: " + o);
-        c.memUsed()[node] += pod.memMib();
-        memOf.put(id, pod.memMib());
+        c.memory().take(id, node, pod.memMib());
         placed(node, pod);
         return true;
     }
@@ -87,7 +86,7 @@ abstract class Baseline implements Policy {
     long kubeDefaults(int i, SimPod pod) {
         double cpuCap = cluster.cpuCap(i), memCap = cluster.memCap(i);
         double cpu = Math.min(1, (cpuCap - state.cpuFree(i) + pod.cpuMilli()) / cpuCap);
-        double mem = Math.min(1, (c.memUsed()[i] + pod.memMib()) / memCap);
+        double mem = Math.min(1, (c.memory().used(i) + pod.memMib()) / memCap);
         long least = ((long) ((1 - cpu) * 100) + (long) ((1 - mem) * 100)) / 2;
         long balanced = (long) ((1 - Math.abs(cpu - mem)) * 100);
         return least + balanced;
@@ -96,14 +95,10 @@ abstract class Baseline implements Policy {
     @Override
     public void release(String id) {
         c.ledger().release(id).ifPresent(r -> {
-            int i = state.indexOf(r.node());
-            c.memUsed()[i] -= memOf.getOrDefault(id, 0L);
-            memOf.remove(id);
-            released(i, r);
+            c.memory().giveBack(id);
+            released(state.indexOf(r.node()), r);
         });
     }
-
-    private final java.util.Map<String, Long> memOf = new java.util.HashMap<>();
 
     @Override
     public java.util.Optional<Reservation> reservation(String id) { return c.ledger().get(id); }
@@ -117,7 +112,7 @@ abstract class Baseline implements Policy {
     boolean feasible(int i, SimPod pod) {
         if (pod.models() != -1 && (pod.models() & (1 << cluster.modelOf(i))) == 0) return false;
         if (state.cpuFree(i) < pod.cpuMilli()) return false;
-        if (!cluster.memoryFits(i, c.memUsed()[i], pod.memMib())) return false;
+        if (!cluster.memoryFits(i, c.memory().used(i), pod.memMib())) return false;
         if (pod.cpuOnly()) return true;
         if (pod.isShare()) {
             for (int g = 0; g < cluster.gpus(i); g++) if (state.milliFree(i, g) >= pod.milli()) return true;

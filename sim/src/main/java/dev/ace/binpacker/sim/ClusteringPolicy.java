@@ -22,10 +22,10 @@ final class ClusteringPolicy extends Baseline {
         for (int i = 0; i < kinds.length; i++) kinds[i] = new HashMap<>();
     }
 
-    /** Their affinity tag as a number: 0 for {@code share-gpu}, else the GPU count ({@code k-gpu}). */
-    static int kind(SimPod pod) { return pod.isShare() ? 0 : pod.numGpu(); }
+    /** Their affinity tag as a number: 0 for {@code share-gpu} (one GPU, part of it), else the GPU count ({@code k-gpu}). */
+    static int kind(int gpus, int milliPerGpu) { return gpus == 1 && milliPerGpu < 1000 ? 0 : gpus; }
 
-    private static int kind(Reservation r) { return r.milliPerGpu() < 1000 && Long.bitCount(r.gpuMask()) == 1 ? 0 : Long.bitCount(r.gpuMask()); }
+    private static int kind(SimPod pod) { return kind(pod.numGpu(), pod.milli()); }
 
     @Override
     double score(int node, SimPod pod) {
@@ -49,6 +49,6 @@ final class ClusteringPolicy extends Baseline {
     @Override
     void released(int node, Reservation r) {
         if (r.gpuMask() == 0) return; // CPU-only
-        kinds[node].computeIfPresent(kind(r), (k, n) -> n > 1 ? n - 1 : null);
+        kinds[node].computeIfPresent(kind(Long.bitCount(r.gpuMask()), r.milliPerGpu()), (k, n) -> n > 1 ? n - 1 : null);
     }
 }

@@ -19,7 +19,7 @@ final class DotProdPolicy extends Baseline {
     double score(int node, SimPod pod) {
         mask = defaultGpus(node, pod);
         double nodeCpu = state.cpuFree(node) / MAX_CPU_MILLI, podCpu = pod.cpuMilli() / MAX_CPU_MILLI;
-        double nodeGpu = freeMilli(node) / MAX_GPU_MILLI, podGpu = (pod.cpuOnly() ? 0 : pod.gpuMilli()) / MAX_GPU_MILLI;
+        double nodeGpu = freeMilli(node) / MAX_GPU_MILLI, podGpu = pod.gpuMilli() / MAX_GPU_MILLI;
         double product = nodeCpu * podCpu + nodeGpu * podGpu;
         return (long) (100 * (1 - product / 2));
     }

@@ -24,7 +24,7 @@ final class K8sPolicy extends Baseline {
         mask = mode == Mode.DEVICE_PLUGIN ? bestEffort(node, pod) : firstFit(node, pod);
         double cpuCap = cluster.cpuCap(node), memCap = cluster.memCap(node);
         double cpuUsed = (cpuCap - state.cpuFree(node) + pod.cpuMilli()) / cpuCap;
-        double memUsed = (c.memUsed()[node] + pod.memMib()) / memCap;
+        double memUsed = (c.memory().used(node) + pod.memMib()) / memCap;
         if (mode == Mode.DEFAULT) {
             long least = ((long) ((1 - cpuUsed) * 100) + (long) ((1 - memUsed) * 100)) / 2;
             long balanced = (long) ((1 - Math.abs(cpuUsed - memUsed) / 2) * 100);

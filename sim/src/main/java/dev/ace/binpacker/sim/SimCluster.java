@@ -26,7 +26,7 @@ public final class SimCluster {
     final long totalCpu;
     final long totalMem;
 
-    /** Pods' memory requests are checked against the nodes' memory, by every policy ({@code simulate --memory}). */
+    /** Pods' memory requests are checked against the nodes' memory, by every policy ({@code simulate} on openb, unless {@code --ignore-memory}). */
     final boolean enforcesMemory;
 
     public SimCluster(List<OpenbNode> nodes, OpenbBoards boards) {

@@ -8,12 +8,12 @@ import java.util.Random;
 
 /**
  * What a policy sees during one run: the static cluster, the live state and its ledger, a seeded
- * RNG for ties, FGD's target workload and the per-node fragmentation, memory in use (the engine
- * does not track memory; kube-scheduler's scores use it), and each node's rank for the baselines'
+ * RNG for ties, FGD's target workload and the per-node fragmentation, memory in use (kube-scheduler's
+ * scores read it; the memory check of runs that enforce it too), and each node's rank for the baselines'
  * deterministic ties (lower wins).
  */
 public record SimContext(SimCluster cluster, ClusterState state, Ledger ledger, Random rnd,
-                         TargetWorkload target, FragTracker frag, long[] memUsed, int[] tieRank) {
+                         TargetWorkload target, FragTracker frag, MemoryBook memory, int[] tieRank) {
     /** Ties in node-name order. */
     static SimContext fresh(SimCluster cluster, TargetWorkload target, long tieSeed) {
         return fresh(cluster, target, tieSeed, nameOrder(cluster));
@@ -32,7 +32,7 @@ public record SimContext(SimCluster cluster, ClusterState state, Ledger ledger, 
     private static SimContext fresh(SimCluster cluster, TargetWorkload target, long tieSeed, int[] tieRank) {
         ClusterState s = cluster.freshState();
         return new SimContext(cluster, s, new Ledger(s), new Random(tieSeed), target,
-                new FragTracker(s, cluster, target), new long[cluster.size()], tieRank);
+                new FragTracker(s, cluster, target), new MemoryBook(cluster.size()), tieRank);
     }
 
     private static Integer[] byName(SimCluster cluster) {

@@ -22,7 +22,7 @@ class TieOrderTest {
             new OpenbNode("c", 32000, 65536, 2, "T4"));
 
     private static SimContext withRank(SimContext c, int... rank) {
-        return new SimContext(c.cluster(), c.state(), c.ledger(), c.rnd(), c.target(), c.frag(), c.memUsed(), rank);
+        return new SimContext(c.cluster(), c.state(), c.ledger(), c.rnd(), c.target(), c.frag(), c.memory(), rank);
     }
 
     @Test

@@ -58,7 +58,7 @@ public record PodFacts(String uid, String namespace, String name, String generat
      * states, a label ACE does not read) changes nothing ACE decides on, so it is not an event for its controllers.
      */
     public boolean sameFactsAs(PodFacts other) {
-        return other != null && withResourceVersion(null).equals(other.withResourceVersion(null));
+        return other != null && equals(other.withResourceVersion(resourceVersion));
     }
 
     private PodFacts withResourceVersion(String rv) {
