@@ -11,12 +11,10 @@ import org.junit.jupiter.api.Test;
  * -norm max}; gpu_clustering_score.go with their GPU affinity), on small hand-made clusters.
  */
 class DotProdAndClusteringTest {
-    private final TargetWorkload none = new TargetWorkload(new long[]{0}, new int[]{1000}, new int[]{1}, new int[]{-1}, new double[]{1});
-
     private SimContext cluster(int nodes, int gpus) {
         List<OpenbNode> list = new java.util.ArrayList<>();
         for (int i = 0; i < nodes; i++) list.add(new OpenbNode("n" + i, 96000, 393216, gpus, "V100M16"));
-        return SimFixtures.context(list, none);
+        return SimFixtures.context(list, SimFixtures.ONE_GPU);
     }
 
     @Test

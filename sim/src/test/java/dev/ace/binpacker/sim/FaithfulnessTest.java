@@ -25,7 +25,7 @@ class FaithfulnessTest {
 
     @BeforeAll
     static void load() throws Exception {
-        SimCluster c = new SimCluster(OpenbLoader.nodes(SimFixtures.OPENB.resolve("openb_node_list_gpu_node.csv")), new OpenbBoards(), true);
+        SimCluster c = SimFixtures.openbNodes();
         protocol = new ProtocolA(c, OpenbLoader.pods(SimFixtures.OPENB.resolve("openb_pod_list_default.csv"), c.modelIndex()));
     }
 
@@ -37,7 +37,7 @@ class FaithfulnessTest {
 
     @Test
     void fgdLandsOnThePublishedAllocationOnTheCpuHeavyList() throws Exception {
-        SimCluster c = new SimCluster(OpenbLoader.nodes(SimFixtures.OPENB.resolve("openb_node_list_gpu_node.csv")), new OpenbBoards(), true);
+        SimCluster c = SimFixtures.openbNodes();
         ProtocolA cpu250 = new ProtocolA(c, OpenbLoader.pods(SimFixtures.OPENB.resolve("openb_pod_list_cpu250.csv"), c.modelIndex()));
         List<RunResult> runs = new ArrayList<>();
         for (long seed = 42; seed <= 43; seed++) runs.add(cpu250.run("fgd", seed, 130));

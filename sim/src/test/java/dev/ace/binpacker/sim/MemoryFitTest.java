@@ -13,17 +13,15 @@ import org.junit.jupiter.api.Test;
  * its engine, from the nodes' memory as allocatable and the pods' as requests, and gives it back on departure.
  */
 class MemoryFitTest {
-    private final TargetWorkload none = new TargetWorkload(new long[]{0}, new int[]{1000}, new int[]{1}, new int[]{-1}, new double[]{1});
-
-    /** Node 0: 8 GPUs and 16 GiB of memory; node 1: 8 GPUs and 256 GiB. Every policy fills node 0 first when it can. */
+    /** Node 0: 8 GPUs and 16 GiB of memory; node 1: 8 GPUs and 256 GiB. */
     private SimContext cluster(boolean memory) {
         return SimContext.fresh(new SimCluster(List.of(new OpenbNode("small-mem", 96000, 16384, 8, "V100M16"),
-                new OpenbNode("big-mem", 96000, 262144, 8, "V100M16")), new OpenbBoards(), memory), none, 1);
+                new OpenbNode("big-mem", 96000, 262144, 8, "V100M16")), new OpenbBoards(), memory), SimFixtures.ONE_GPU, 1);
     }
 
     private static SimPod gpus(int n, long memMib) { return new SimPod("p", 1000, memMib, n, 1000, "", -1); }
 
-    private static String nodeOf(SimContext c, Policy p, String id) { return p.reservation(id).orElseThrow().node(); }
+    private static String nodeOf(Policy p, String id) { return p.reservation(id).orElseThrow().node(); }
 
     @Test
     void no_policy_places_a_pod_beside_others_whose_memory_it_would_overrun() {
@@ -31,9 +29,9 @@ class MemoryFitTest {
             SimContext c = cluster(true);
             Policy p = Policies.create(name, c);
             assertTrue(p.place(gpus(1, 12288), "a"), name);
-            String first = nodeOf(c, p, "a");
+            String first = nodeOf(p, "a");
             assertTrue(p.place(gpus(1, 12288), "b"), name);
-            assertTrue(!first.equals("small-mem") || !nodeOf(c, p, "b").equals("small-mem"),
+            assertTrue(!first.equals("small-mem") || !nodeOf(p, "b").equals("small-mem"),
                     name + ": two 12 GiB pods never share the 16 GiB node");
             assertFalse(p.place(gpus(1, 300_000), "huge"), name + ": a pod asking more memory than any node has does not fit");
         }
@@ -46,10 +44,10 @@ class MemoryFitTest {
         for (int i = 0; i < 16; i++) assertTrue(ace.place(gpus(1, 2048), "p" + i), "16 GPUs of 2 GiB each: the 16 GiB node holds 8 exactly");
         assertFalse(ace.place(gpus(1, 1024), "17th"), "no GPU left");
         String onSmall = null;
-        for (int i = 0; i < 16 && onSmall == null; i++) if (nodeOf(c, ace, "p" + i).equals("small-mem")) onSmall = "p" + i;
+        for (int i = 0; i < 16 && onSmall == null; i++) if (nodeOf(ace, "p" + i).equals("small-mem")) onSmall = "p" + i;
         ace.release(onSmall);
         assertTrue(ace.place(gpus(1, 2048), "again"), "its GPU and its 2 GiB are free again (the 16 GiB node was full)");
-        assertEquals("small-mem", nodeOf(c, ace, "again"));
+        assertEquals("small-mem", nodeOf(ace, "again"));
 
         SimContext loose = cluster(false);
         Policy ignoring = Policies.create("ace", loose);

@@ -20,6 +20,14 @@ final class SimFixtures {
         if (o != Ledger.Outcome.RESERVED) throw new IllegalStateException(o.toString());
     }
 
+    /** A target workload of one whole GPU: for the policies whose choices do not read FGD's target. */
+    static final TargetWorkload ONE_GPU = new TargetWorkload(new long[]{0}, new int[]{1000}, new int[]{1}, new int[]{-1}, new double[]{1});
+
+    /** The project's copy of the openb node list, memory checked as {@code simulate} checks it on openb. */
+    static SimCluster openbNodes() throws java.io.IOException {
+        return new SimCluster(OpenbLoader.nodes(OPENB.resolve("openb_node_list_gpu_node.csv")), new OpenbBoards(), true);
+    }
+
     static SimPod share(int milli) { return new SimPod("share", 1000, 1024, 1, milli, "", -1); }
 
     static SimPod whole(int gpus) { return new SimPod("whole", 1000, 1024, gpus, 1000, "", -1); }
