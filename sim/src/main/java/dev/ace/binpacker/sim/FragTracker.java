@@ -44,11 +44,14 @@ final class FragTracker implements ClusterState.Listener {
 
     double nodeFrag(int i) { return frag[i]; }
 
-    private double compute(int i) {
+    /** Node {@code i}'s fragmentation if its free CPU were {@code cpuLeft}, its GPUs as they are now. */
+    double nodeFragWithCpu(int i, long cpuLeft) {
         int n = cluster.gpus(i);
         for (int g = 0; g < n; g++) scratch[g] = state.milliFree(i, g);
-        return target.nodeFrag(scratch, n, state.cpuFree(i), cluster.modelOf(i));
+        return target.nodeFrag(scratch, n, cpuLeft, cluster.modelOf(i));
     }
+
+    private double compute(int i) { return nodeFragWithCpu(i, state.cpuFree(i)); }
 
     /** Fragmented share of the free GPU milli, in %. */
     double fragRate() { return freeMilli <= 0 ? 0 : 100.0 * totalFrag / freeMilli; }

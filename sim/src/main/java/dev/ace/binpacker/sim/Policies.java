@@ -41,6 +41,8 @@ public final class Policies {
             case "ace-share-single" -> new AcePolicy(c, () -> PackerConfig.defaults().with(SINGLE_GPU_COST).withTargetShapes(SHAPES_BEFORE));
             // the fragmentation target capped at 64 shapes, the engine before the cap of 160 (issue 20, the gpuspec lists)
             case "ace-shapes-64" -> new AcePolicy(c, () -> PackerConfig.defaults().withTargetShapes(SHAPES_BEFORE));
+            // CPU-only pods by the engine's learned target, not FGD's score of the run's target (the rule before issue 20's CPU lists)
+            case "ace-cpu-engine" -> ace(c).withCpuOnly(AcePolicy.CpuOnlyRule.ENGINE);
             case "ace-net-all" -> new AcePolicy(c, () -> PackerConfig.defaults().withMix(DemandMix.inferenceDefault().netForCliquesToo().countingShares()));
             case "ace-frag-equal" -> new AcePolicy(c, () -> gross().withFragmentation(FragmentationScorer.TP_PER_GPU));
             // the batch-pool rule (issue 20): the simulator's order before it (general, inference, slicing; no reserve,
