@@ -25,9 +25,10 @@ headline() { # Protocol A, the paper's three headline lists: every policy and va
     $J --trace openb-$t --policies $MAIN,$VARIANTS --seeds 42-51 --report docs/benchmarks > docs/benchmarks/openb-$t.txt
   done
 }
-lists() { # Protocol A, every other list the paper publishes: the paper's policies and ACE (EXTRA: more rows)
+lists() { # Protocol A, every other list the paper publishes: lists POLICIES LIST...
+  local policies=$1; shift
   for t in "$@"; do
-    $J --trace openb-$t --policies $LISTS_POLICIES${EXTRA:-} --seeds 42-51 --report docs/benchmarks/lists > docs/benchmarks/lists/openb-$t.txt
+    $J --trace openb-$t --policies $policies --seeds 42-51 --report docs/benchmarks/lists > docs/benchmarks/lists/openb-$t.txt
   done
 }
 fleet_and_optimum() {
@@ -39,8 +40,8 @@ fleet_and_optimum() {
   $J --trace openb-default --optimal 6 --seeds 42-46 --time-limit 300 --policies ace,fgd,best-fit > docs/benchmarks/optimal-6.txt
 }
 headline &
-EXTRA=,ace-cpu-engine lists cpu050 cpu100 cpu200 cpu250 gpushare40 gpushare60 gpushare80 &
-lists gpuspec10 gpuspec20 gpuspec25 gpuspec33 multigpu20 multigpu30 multigpu40 &
+lists $LISTS_POLICIES,ace-cpu-engine cpu050 cpu100 cpu200 cpu250 gpushare40 gpushare60 gpushare80 &
+lists $LISTS_POLICIES gpuspec10 gpuspec20 gpuspec25 gpuspec33 multigpu20 multigpu30 multigpu40 &
 fleet_and_optimum &
 wait
 # the summary tables of docs/benchmarks.md (faithfulness, ACE against the published FGD) from the JSON above

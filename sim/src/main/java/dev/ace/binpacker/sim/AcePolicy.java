@@ -174,19 +174,18 @@ final class AcePolicy implements Policy {
         var s = c.state();
         int best = -1;
         long bestFree = Long.MAX_VALUE;
-        double bestDelta = Double.MAX_VALUE;
+        double bestCost = Double.MAX_VALUE;
         var frag = config.fragmentation();
         for (int i = 0; i < c.cluster().size(); i++) {
             if (s.cpuFree(i) < pod.cpuMilli()) continue;
             if (!c.cluster().memoryFits(i, c.memory().used(i), pod.memMib())) continue;
-            double delta = cpuOnly == CpuOnlyRule.FGD_SCORE
-                    // FGD's score is highest best; as a cost, lowest best
-                    ? -FgdPolicy.quantise(c.frag().nodeFrag(i) - c.frag().nodeFragWithCpu(i, s.cpuFree(i) - pod.cpuMilli()))
+            double cost = cpuOnly == CpuOnlyRule.FGD_SCORE
+                    ? -FgdPolicy.cpuOnlyScore(c, i, pod.cpuMilli()) // FGD's highest score, as the lowest cost
                     : frag == null ? 0 : frag.cost(frag.delta(s, i, 0, 0, pod.cpuMilli()));
             long free = 0;
             for (int g = 0; g < c.cluster().gpus(i); g++) free += s.milliFree(i, g);
-            if (delta < bestDelta - 1e-9 || (Math.abs(delta - bestDelta) <= 1e-9 && free < bestFree)) {
-                bestDelta = delta; bestFree = free; best = i;
+            if (cost < bestCost - 1e-9 || (Math.abs(cost - bestCost) <= 1e-9 && free < bestFree)) {
+                bestCost = cost; bestFree = free; best = i;
             }
         }
         if (best < 0) return false;

@@ -10,6 +10,10 @@ final class FgdPolicy extends Baseline {
 
     @Override
     double score(int node, SimPod pod) {
+        if (pod.cpuOnly()) {
+            mask = 0;
+            return cpuOnlyScore(c, node, pod.cpuMilli());
+        }
         int n = cluster.gpus(node);
         for (int g = 0; g < n; g++) free[g] = state.milliFree(node, g);
         double before = c.frag().nodeFrag(node);
@@ -43,6 +47,15 @@ final class FgdPolicy extends Baseline {
     private boolean tried(int f, int g) {
         for (int h = 0; h < g; h++) if (free[h] == f) return true;
         return false;
+    }
+
+    /**
+     * FGD's score of taking {@code cpuMilli} and no GPU on {@code node}: the fragmentation its free GPUs gain when
+     * the CPU left no longer holds a target shape. The {@code ace} rows place CPU-only pods by it too
+     * ({@link AcePolicy.CpuOnlyRule#FGD_SCORE}).
+     */
+    static long cpuOnlyScore(SimContext c, int node, long cpuMilli) {
+        return quantise(c.frag().nodeFrag(node) - c.frag().nodeFragWithCpu(node, c.state().cpuFree(node) - cpuMilli));
     }
 
     static long quantise(double delta) {
