@@ -57,6 +57,9 @@ public final class FragmentationScorer {
     private final boolean coarse;
     private final ShareOnWholeGpu shareOnWholeGpu;
     private final int maxShapes;
+    /** True: a shape whose mean memory request a node no longer holds cannot use its GPUs ({@link #countingMemory}). */
+    private final boolean memoryAware;
+    private static final String MEMORY = "memory";
 
     private record Shape(int gpus, int milli, long cpu, String model, NodeConstraints constraints) {}
 
@@ -73,7 +76,12 @@ public final class FragmentationScorer {
     /** Distinct shapes counted at most before old counts are halved away. */
     static final int MAX_TRACKED = 4096;
 
-    private final Map<Shape, int[]> counts = new HashMap<>();
+    /** Per shape: [0] its count (by pod or by GPU), [1] pods counted, [2] their memory requests summed (milli-bytes). */
+    private final Map<Shape, long[]> counts = new HashMap<>();
+    /** The shapes' mean memory request (milli-bytes, 0 = none), in target order. */
+    private long[] shapeMemory = new long[0];
+    /** The memory left on a node when its fragmentation was remembered ({@link #current}). */
+    private long[] memoryAt = new long[0];
     private long version;
     private long allowedFor = -1;
     private ClusterState cachedState;
@@ -122,6 +130,13 @@ public final class FragmentationScorer {
 
     /** @param maxShapes shapes in the target at most ({@link #TARGET_SHAPES} in production) */
     public FragmentationScorer(double coverage, boolean byGpu, double tpWeight, boolean coarse, ShareOnWholeGpu shareOnWholeGpu, int maxShapes) {
+        this(coverage, byGpu, tpWeight, coarse, shareOnWholeGpu, maxShapes, false);
+    }
+
+    /** @param memoryAware a shape whose memory a node no longer holds cannot use its GPUs ({@link #countingMemory}) */
+    private FragmentationScorer(double coverage, boolean byGpu, double tpWeight, boolean coarse, ShareOnWholeGpu shareOnWholeGpu, int maxShapes,
+                                boolean memoryAware) {
+        this.memoryAware = memoryAware;
         if (maxShapes < 1) throw new IllegalArgumentException("the target needs at least one shape");
         this.maxShapes = maxShapes;
         this.shareOnWholeGpu = shareOnWholeGpu;
@@ -138,10 +153,25 @@ public final class FragmentationScorer {
     public ShareOnWholeGpu shareOnWholeGpu() { return shareOnWholeGpu; }
 
     /** A fresh scorer with these settings and another share rule (no learned state: call at configuration time). */
-    public FragmentationScorer with(ShareOnWholeGpu rule) { return new FragmentationScorer(coverage, byGpu, tpWeight, coarse, rule, maxShapes); }
+    public FragmentationScorer with(ShareOnWholeGpu rule) { return new FragmentationScorer(coverage, byGpu, tpWeight, coarse, rule, maxShapes, memoryAware); }
 
     /** A fresh scorer with these settings and at most {@code n} shapes in the target (call at configuration time). */
-    public FragmentationScorer withTargetShapes(int n) { return new FragmentationScorer(coverage, byGpu, tpWeight, coarse, shareOnWholeGpu, n); }
+    public FragmentationScorer withTargetShapes(int n) { return new FragmentationScorer(coverage, byGpu, tpWeight, coarse, shareOnWholeGpu, n, memoryAware); }
+
+    /**
+     * A fresh scorer with these settings that counts memory as FGD counts CPU ({@code aware}) or not: each target shape
+     * carries the mean memory its requests asked for, and on a node that reports allocatable memory and has less left
+     * (allocatable less the requests booked there, {@link ClusterState#used}) every free GPU is fragmented for that
+     * shape, as for a shape whose CPU no longer fits. A choice that would leave a node's GPUs without the memory their
+     * usual pods need then costs what it strands. Requests without memory, and nodes that report none or whose CPU is
+     * not tracked (the webhook's: it counts neither), are unchanged.
+     */
+    public FragmentationScorer countingMemory(boolean aware) {
+        return new FragmentationScorer(coverage, byGpu, tpWeight, coarse, shareOnWholeGpu, maxShapes, aware);
+    }
+
+    /** True when target shapes carry memory and a node's memory left is compared with it ({@link #countingMemory}). */
+    public boolean countsMemory() { return memoryAware; }
 
     /** Shapes in the target at most. */
     public int maxShapes() { return maxShapes; }
@@ -168,7 +198,10 @@ public final class FragmentationScorer {
     public void observe(PlacementRequest r) {
         if (counts.size() >= MAX_TRACKED) forgetOld();
         int w = byGpu ? r.gpus() * r.milliPerGpu() : 1;
-        counts.computeIfAbsent(new Shape(r.gpus(), r.milliPerGpu(), r.cpuMilli(), r.gpuModel(), r.constraints()), k -> new int[1])[0] += w;
+        long[] c = counts.computeIfAbsent(new Shape(r.gpus(), r.milliPerGpu(), r.cpuMilli(), r.gpuModel(), r.constraints()), k -> new long[3]);
+        c[0] += w;
+        c[1]++;
+        c[2] += r.needs().get(MEMORY);
         mass += w;
         if (++seen >= rebuildAt) {
             rebuild();
@@ -215,13 +248,18 @@ public final class FragmentationScorer {
 
     private void forgetOld() {
         mass = 0;
-        counts.values().removeIf(c -> (c[0] /= 2) == 0);
-        for (int[] c : counts.values()) mass += c[0];
+        counts.values().removeIf(c -> {
+            c[0] /= 2;
+            c[2] = c[1] > 1 ? c[2] / c[1] * (c[1] / 2) : c[2]; // the mean memory stays
+            c[1] = Math.max(1, c[1] / 2);
+            return c[0] == 0;
+        });
+        for (long[] c : counts.values()) mass += c[0];
     }
 
     private void rebuild() {
-        List<Map.Entry<Shape, int[]>> sorted = new ArrayList<>(counts.entrySet());
-        sorted.sort((a, b) -> Integer.compare(b.getValue()[0], a.getValue()[0]));
+        List<Map.Entry<Shape, long[]>> sorted = new ArrayList<>(counts.entrySet());
+        sorted.sort((a, b) -> Long.compare(b.getValue()[0], a.getValue()[0]));
         double need = coverage * mass, cum = 0;
         int k = 0;
         while (cum < need && k < sorted.size() && k < maxShapes) cum += sorted.get(k++).getValue()[0];
@@ -229,7 +267,10 @@ public final class FragmentationScorer {
         probes = new PlacementRequest[k];
         p = new double[k];
         allowed = new byte[k][];
+        shapeMemory = new long[k];
         for (int i = 0; i < k; i++) {
+            long[] c = sorted.get(i).getValue();
+            shapeMemory[i] = memoryAware ? c[2] / c[1] : 0;
             Shape s = sorted.get(i).getKey();
             shapes[i] = s;
             probes[i] = new PlacementRequest("probe", WorkloadClass.UNKNOWN, s.gpus(), s.milli(), 1, null, s.constraints(), s.cpu(), s.model());
@@ -243,15 +284,29 @@ public final class FragmentationScorer {
      * Fragmentation added by taking {@code milli} on every GPU of {@code mask} and {@code cpu} on a
      * node (negative when the choice uses up milli that was fragmented anyway).
      */
-    public double delta(ClusterState state, int node, long mask, int milli, long cpu) {
+    public double delta(ClusterState state, int node, long mask, int milli, long cpu) { return delta(state, node, mask, milli, cpu, 0); }
+
+    /** As {@link #delta(ClusterState, int, long, int, long)}, the choice also taking {@code memory} (milli-bytes). */
+    public double delta(ClusterState state, int node, long mask, int milli, long cpu, long memory) {
         if (shapes.length == 0) return 0;
         NodeInfo n = state.node(node);
         int g = n.gpuCount();
         long cpuLeft = n.cpuMilli() > 0 ? state.cpuFree(node) : Long.MAX_VALUE;
-        double before = current(state, node, n, g, cpuLeft);
+        long memLeft = memoryLeft(state, node, n);
+        double before = current(state, node, n, g, cpuLeft, memLeft);
         fill(state, node, g);
         for (long rest = mask; rest != 0; rest &= rest - 1) free[Long.numberOfTrailingZeros(rest)] -= milli;
-        return frag(state, node, n, g, cpuLeft - cpu) - before;
+        return frag(state, node, n, g, cpuLeft - cpu, memLeft == Long.MAX_VALUE ? memLeft : memLeft - memory) - before;
+    }
+
+    /**
+     * The memory a node has left for pods (allocatable less what is requested there), when this scorer counts memory and
+     * the node reports it beside its CPU (memory is counted where CPU is: a node whose CPU the engine tracks, as the
+     * simulator's; the webhook counts neither); else unbounded.
+     */
+    private long memoryLeft(ClusterState state, int node, NodeInfo n) {
+        if (!memoryAware || n.cpuMilli() <= 0 || !n.allocatable().has(MEMORY)) return Long.MAX_VALUE;
+        return n.allocatable().get(MEMORY) - state.used(node).get(MEMORY);
     }
 
     /**
@@ -259,21 +314,25 @@ public final class FragmentationScorer {
      * target is rebuilt or nodes change: a trace-replay decision reads it for every node, and for
      * a share once per candidate GPU.
      */
-    private double current(ClusterState state, int node, NodeInfo n, int g, long cpuLeft) {
+    private double current(ClusterState state, int node, NodeInfo n, int g, long cpuLeft, long memLeft) {
         if (cachedState != state || cachedTarget != version || cachedMembership != state.membershipVersion()) {
             cachedState = state;
             cachedTarget = version;
             cachedMembership = state.membershipVersion();
             known = new boolean[state.capacity()];
             fragOf = new double[state.capacity()];
+            memoryAt = new long[state.capacity()];
         }
         if (node >= known.length) {
             known = java.util.Arrays.copyOf(known, state.capacity());
             fragOf = java.util.Arrays.copyOf(fragOf, state.capacity());
+            memoryAt = java.util.Arrays.copyOf(memoryAt, state.capacity());
         }
-        if (!known[node]) {
+        // requests booked on a node (ClusterState#setUsed) tell no listener: its memory left is compared instead
+        if (!known[node] || memoryAt[node] != memLeft) {
             fill(state, node, g);
-            fragOf[node] = frag(state, node, n, g, cpuLeft);
+            fragOf[node] = frag(state, node, n, g, cpuLeft, memLeft);
+            memoryAt[node] = memLeft;
             known[node] = true;
         }
         return fragOf[node];
@@ -299,10 +358,11 @@ public final class FragmentationScorer {
         if (shapes.length == 0 || free == 0) return 0;
         NodeInfo n = state.node(node);
         long cpuLeft = n.cpuMilli() > 0 ? state.cpuFree(node) : Long.MAX_VALUE;
+        long memLeft = memoryLeft(state, node, n);
         int after = free - k;
         double before = 0, later = 0;
         for (int s = 0; s < shapes.length; s++) {
-            if (cpuLeft < shapes[s].cpu() || !allowed(state, s, node, n)) {
+            if (cpuLeft < shapes[s].cpu() || memLeft < shapeMemory[s] || !allowed(state, s, node, n)) {
                 before += p[s];
                 later += p[s];
             } else {
@@ -314,14 +374,14 @@ public final class FragmentationScorer {
         return 1000.0 * (after * later - free * before);
     }
 
-    private double frag(ClusterState state, int node, NodeInfo n, int g, long cpuLeft) {
+    private double frag(ClusterState state, int node, NodeInfo n, int g, long cpuLeft, long memLeft) {
         int total = 0;
         for (int i = 0; i < g; i++) total += free[i];
         if (total == 0) return 0;
         double f = 0;
         for (int s = 0; s < shapes.length; s++) {
             Shape sh = shapes[s];
-            if (cpuLeft < sh.cpu() || !allowed(state, s, node, n)) {
+            if (cpuLeft < sh.cpu() || memLeft < shapeMemory[s] || !allowed(state, s, node, n)) {
                 f += p[s] * total;
                 continue;
             }

@@ -156,7 +156,7 @@ public final class Packer {
                 set = s.best(free, r.gpus(), clique, mix, scratch);
                 if (set == 0) continue;
                 damage = scratch[0];
-                if (frag != null) damage = damage * frag.tpWeight() + frag.cost(frag.delta(state, i, set, 1000, r.cpuMilli()));
+                if (frag != null) damage = damage * frag.tpWeight() + frag.cost(frag.delta(state, i, set, 1000, r.cpuMilli(), r.needs().get("memory")));
                 left = frag != null && frag.coarse() ? 0 : Long.bitCount(free) - r.gpus();
             }
             // nodes are visited in index order, so only a strictly better candidate replaces the best
@@ -184,14 +184,14 @@ public final class Packer {
             double d;
             if ((free & bit) != 0) {
                 // every whole GPU leaves the same fragmentation; only the TP capacity it breaks differs
-                if (Double.isNaN(wholeFrag)) wholeFrag = frag.delta(state, i, bit, r.milliPerGpu(), r.cpuMilli());
+                if (Double.isNaN(wholeFrag)) wholeFrag = frag.delta(state, i, bit, r.milliPerGpu(), r.cpuMilli(), r.needs().get("memory"));
                 double loss = s.value(free, config.mix()) - s.value(free & ~bit, config.mix());
                 double single = s.singleGpuLoss(free, bit, config.mix());
                 double singleCost = frag.shareOnWholeGpu() == FragmentationScorer.ShareOnWholeGpu.SINGLE_GPU_COST
                         ? single * FragmentationScorer.TP_PER_GPU : 0;
                 d = (loss - single) * frag.tpWeight() + frag.cost(singleCost + wholeFrag);
             } else {
-                d = frag.cost(frag.delta(state, i, bit, r.milliPerGpu(), r.cpuMilli()));
+                d = frag.cost(frag.delta(state, i, bit, r.milliPerGpu(), r.cpuMilli(), r.needs().get("memory")));
             }
             if (best == 0 || d < bestDamage - 1e-9 || (Math.abs(d - bestDamage) <= 1e-9 && f < state.milliFree(i, Long.numberOfTrailingZeros(best)))) {
                 best = bit;

@@ -18,11 +18,17 @@ public record PackerConfig(DemandMix mix, boolean poolPreferenceStrict, Fragment
      * the lowest node index ({@link FragmentationScorer#cost}; docs/benchmarks.md); a GPU share
      * pays for a wholly free GPU only the NVLink capacity it breaks and the fragmentation it adds
      * ({@link FragmentationScorer.ShareOnWholeGpu#FRAGMENTATION}); up to
-     * {@link FragmentationScorer#TARGET_SHAPES} shapes in the target.
+     * {@link FragmentationScorer#TARGET_SHAPES} shapes in the target; memory counted as CPU is
+     * ({@link FragmentationScorer#countingMemory}).
      */
     public PackerConfig withFragmentation() {
         return new PackerConfig(mix, poolPreferenceStrict, new FragmentationScorer(1.0, false, FragmentationScorer.TP_FIRST, true,
-                FragmentationScorer.ShareOnWholeGpu.FRAGMENTATION, FragmentationScorer.TARGET_SHAPES));
+                FragmentationScorer.ShareOnWholeGpu.FRAGMENTATION, FragmentationScorer.TARGET_SHAPES).countingMemory(true));
+    }
+
+    /** This configuration with a scorer that counts memory or not ({@link FragmentationScorer#countingMemory}; a fresh scorer; no-op without fragmentation). */
+    public PackerConfig countingMemory(boolean aware) {
+        return fragmentation == null ? this : new PackerConfig(mix, poolPreferenceStrict, fragmentation.countingMemory(aware));
     }
 
     /** This configuration with at most {@code n} shapes in the fragmentation target (a fresh scorer; no-op without fragmentation). */

@@ -28,13 +28,13 @@ public final class Policies {
             case "device-plugin" -> new K8sPolicy(c, K8sPolicy.Mode.DEVICE_PLUGIN);
             case "hived" -> new HivedPolicy(c);
             case "ace" -> new AcePolicy(c, PackerConfig::defaults);
-            case "ace-neutral" -> new AcePolicy(c, () -> PackerConfig.defaults().withMix(DemandMix.neutral()).with(SINGLE_GPU_COST).withTargetShapes(SHAPES_BEFORE));
+            case "ace-neutral" -> new AcePolicy(c, () -> PackerConfig.defaults().withMix(DemandMix.neutral()).with(SINGLE_GPU_COST).withTargetShapes(SHAPES_BEFORE).countingMemory(false));
             case "ace-tp2-hgx" -> new AcePolicy(c, PackerConfig::defaults, false);
             case "ace-no-earmark" -> new AcePolicy(c, PackerConfig::defaults, true, Earmarks.Rule.OFF);
             case "ace-earmark-strict" -> new AcePolicy(c, PackerConfig::defaults, true, Earmarks.Rule.STRICT);
             case "ace-nofrag" -> new AcePolicy(c, () -> PackerConfig.defaults().withoutFragmentation());
             case "ace-exact" -> new AcePolicy(c, () -> gross().withFragmentation(FragmentationScorer.TP_FIRST));
-            case "ace-mix-requests" -> new AcePolicy(c, () -> PackerConfig.defaults().withMix(DemandMix.inferenceDefaultByRequest()).with(SINGLE_GPU_COST).withTargetShapes(SHAPES_BEFORE));
+            case "ace-mix-requests" -> new AcePolicy(c, () -> PackerConfig.defaults().withMix(DemandMix.inferenceDefaultByRequest()).with(SINGLE_GPU_COST).withTargetShapes(SHAPES_BEFORE).countingMemory(false));
             case "ace-gross" -> new AcePolicy(c, Policies::gross);
             case "ace-shares-before" -> new AcePolicy(c, Policies::sharesBefore);
             case "ace-shares-unseen" -> new AcePolicy(c, () -> PackerConfig.defaults().withMix(DemandMix.inferenceDefault().netOfFootprint()).withTargetShapes(SHAPES_BEFORE));
@@ -43,6 +43,8 @@ public final class Policies {
             case "ace-shapes-64" -> new AcePolicy(c, () -> PackerConfig.defaults().withTargetShapes(SHAPES_BEFORE));
             // CPU-only pods by the engine's learned target, not FGD's score of the run's target (the rule before issue 20's CPU lists)
             case "ace-cpu-engine" -> ace(c).withCpuOnly(AcePolicy.CpuOnlyRule.ENGINE);
+            // the fragmentation measure blind to memory, as FGD's (the engine before issue 20's memory finding)
+            case "ace-memory-blind" -> new AcePolicy(c, () -> PackerConfig.defaults().countingMemory(false));
             case "ace-net-all" -> new AcePolicy(c, () -> PackerConfig.defaults().withMix(DemandMix.inferenceDefault().netForCliquesToo().countingShares()));
             case "ace-frag-equal" -> new AcePolicy(c, () -> gross().withFragmentation(FragmentationScorer.TP_PER_GPU));
             // the batch-pool rule (issue 20): the simulator's order before it (general, inference, slicing; no reserve,
@@ -63,12 +65,13 @@ public final class Policies {
      * The webhook's engine with TP damage counted gross, not net of the request's own footprint
      * (the engine before that rule): the {@code ace-gross} row, and the base of the older variants
      * ({@code ace-neutral}, {@code ace-exact}, {@code ace-mix-requests}, {@code ace-frag-equal}), so
-     * each still differs from {@code ace-gross} in one thing and their published rows stay true.
+     * each still differs from {@code ace-gross} in one thing and their published rows stay true; like the
+     * engine before, these older rows score fragmentation blind to memory.
      */
     private static AcePolicy ace(SimContext c) { return new AcePolicy(c, PackerConfig::defaults); }
 
     static PackerConfig gross() {
-        return PackerConfig.defaults().withMix(DemandMix.inferenceDefault()).with(SINGLE_GPU_COST).withTargetShapes(SHAPES_BEFORE);
+        return PackerConfig.defaults().withMix(DemandMix.inferenceDefault()).with(SINGLE_GPU_COST).withTargetShapes(SHAPES_BEFORE).countingMemory(false);
     }
 
     /**
@@ -79,7 +82,7 @@ public final class Policies {
      * bring back one of the two.
      */
     static PackerConfig sharesBefore() {
-        return PackerConfig.defaults().withMix(DemandMix.inferenceDefault().netOfFootprint()).with(SINGLE_GPU_COST).withTargetShapes(SHAPES_BEFORE);
+        return PackerConfig.defaults().withMix(DemandMix.inferenceDefault().netOfFootprint()).with(SINGLE_GPU_COST).withTargetShapes(SHAPES_BEFORE).countingMemory(false);
     }
 
     private static final FragmentationScorer.ShareOnWholeGpu SINGLE_GPU_COST = FragmentationScorer.ShareOnWholeGpu.SINGLE_GPU_COST;

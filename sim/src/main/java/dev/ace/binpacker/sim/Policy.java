@@ -30,7 +30,7 @@ public interface Policy {
 
     /** Variants reported beside the main rows: baselines with kube-scheduler's scores, ACE without parts of itself. */
     java.util.List<String> VARIANTS = java.util.List.of("random-kube", "best-fit-kube", "fgd-kube", "ace-nofrag", "ace-neutral", "ace-frag-equal", "ace-tp2-hgx", "ace-no-earmark", "ace-earmark-strict",
-            "ace-exact", "ace-mix-requests", "ace-gross", "ace-net-all", "ace-shares-before", "ace-shares-unseen", "ace-share-single", "ace-shapes-64", "ace-cpu-engine",
+            "ace-exact", "ace-mix-requests", "ace-gross", "ace-net-all", "ace-shares-before", "ace-shares-unseen", "ace-share-single", "ace-shapes-64", "ace-cpu-engine", "ace-memory-blind",
             "ace-batch-general-first", "ace-batch-inference-first", "ace-batch-general-slicing", "ace-batch-no-yield", "ace-batch-no-inference",
             "ace-batch-no-slicing");
 }
