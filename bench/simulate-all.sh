@@ -17,7 +17,8 @@ MAIN=random,k8s-default,k8s-binpack,best-fit,dot-prod,clustering,packing,fgd,dev
 # ace-shares-before: shares not counted in the demand mix and charged a whole GPU's single-GPU capacity
 # ace-shapes-64: the fragmentation target capped at 64 shapes (the engine before commit 7337aaa)
 # ace-cpu-engine: CPU-only pods (which the webhook never sees) by the engine's learned target, not FGD's score
-VARIANTS=random-kube,best-fit-kube,fgd-kube,ace-exact,ace-mix-requests,ace-frag-equal,ace-gross,ace-shares-before,ace-shapes-64,ace-cpu-engine
+# ace-memory-blind: the fragmentation measure blind to memory (the engine before it counted memory as CPU)
+VARIANTS=random-kube,best-fit-kube,fgd-kube,ace-exact,ace-mix-requests,ace-frag-equal,ace-gross,ace-shares-before,ace-shapes-64,ace-cpu-engine,ace-memory-blind
 LISTS_POLICIES=random,dot-prod,clustering,packing,best-fit,fgd,ace,ace-shapes-64
 mkdir -p docs/benchmarks/lists docs/benchmarks/fleet-rate50 docs/benchmarks/fleet-rate60
 headline() { # Protocol A, the paper's three headline lists: every policy and variant, seeds 42-51
