@@ -19,6 +19,10 @@ import java.util.Map;
  * shapes the node admits, so {@link #wholeDelta} answers in one pass over the shapes, with no
  * per-GPU work; the packer's index uses it.
  *
+ * <p>Counting memory ({@link #countingMemory}, the production setting), a shape also carries the mean memory its
+ * pods asked for, and a node whose CPU is tracked and whose memory left no longer holds it wastes all its free milli
+ * for that shape, as for a shape whose CPU does not fit.
+ *
  * <p>The target keeps at most {@link #TARGET_SHAPES} shapes in production ({@link #TARGET_SHAPES_BEFORE}
  * before) and the counts at most {@value #MAX_TRACKED} distinct shapes (older counts are halved
  * away), so a long-running webhook that sees many distinct node selectors neither slows down nor grows. Not thread-safe: the
@@ -59,7 +63,7 @@ public final class FragmentationScorer {
     private final int maxShapes;
     /** True: a shape whose mean memory request a node no longer holds cannot use its GPUs ({@link #countingMemory}). */
     private final boolean memoryAware;
-    private static final String MEMORY = "memory";
+    private static final String MEMORY = Resources.MEMORY;
 
     private record Shape(int gpus, int milli, long cpu, String model, NodeConstraints constraints) {}
 
@@ -76,8 +80,23 @@ public final class FragmentationScorer {
     /** Distinct shapes counted at most before old counts are halved away. */
     static final int MAX_TRACKED = 4096;
 
-    /** Per shape: [0] its count (by pod or by GPU), [1] pods counted, [2] their memory requests summed (milli-bytes). */
-    private final Map<Shape, long[]> counts = new HashMap<>();
+    /** What was seen of one shape: its count (by pod or by GPU) and the memory its pods asked for. */
+    private static final class Tally {
+        long count;
+        long pods;
+        long memory; // milli-bytes, summed over the pods
+
+        /** Halves the count; the pods and their memory halve together, so the mean memory stays. */
+        boolean halve() {
+            count /= 2;
+            if (pods > 1) { pods /= 2; memory /= 2; }
+            return count == 0;
+        }
+
+        long meanMemory() { return memory / pods; }
+    }
+
+    private final Map<Shape, Tally> counts = new HashMap<>();
     /** The shapes' mean memory request (milli-bytes, 0 = none), in target order. */
     private long[] shapeMemory = new long[0];
     /** The memory left on a node when its fragmentation was remembered ({@link #current}). */
@@ -198,10 +217,10 @@ public final class FragmentationScorer {
     public void observe(PlacementRequest r) {
         if (counts.size() >= MAX_TRACKED) forgetOld();
         int w = byGpu ? r.gpus() * r.milliPerGpu() : 1;
-        long[] c = counts.computeIfAbsent(new Shape(r.gpus(), r.milliPerGpu(), r.cpuMilli(), r.gpuModel(), r.constraints()), k -> new long[3]);
-        c[0] += w;
-        c[1]++;
-        c[2] += r.needs().get(MEMORY);
+        Tally t = counts.computeIfAbsent(new Shape(r.gpus(), r.milliPerGpu(), r.cpuMilli(), r.gpuModel(), r.constraints()), k -> new Tally());
+        t.count += w;
+        t.pods++;
+        t.memory += r.needs().get(MEMORY);
         mass += w;
         if (++seen >= rebuildAt) {
             rebuild();
@@ -248,33 +267,27 @@ public final class FragmentationScorer {
 
     private void forgetOld() {
         mass = 0;
-        counts.values().removeIf(c -> {
-            c[0] /= 2;
-            c[2] = c[1] > 1 ? c[2] / c[1] * (c[1] / 2) : c[2]; // the mean memory stays
-            c[1] = Math.max(1, c[1] / 2);
-            return c[0] == 0;
-        });
-        for (long[] c : counts.values()) mass += c[0];
+        counts.values().removeIf(Tally::halve);
+        for (Tally t : counts.values()) mass += t.count;
     }
 
     private void rebuild() {
-        List<Map.Entry<Shape, long[]>> sorted = new ArrayList<>(counts.entrySet());
-        sorted.sort((a, b) -> Long.compare(b.getValue()[0], a.getValue()[0]));
+        List<Map.Entry<Shape, Tally>> sorted = new ArrayList<>(counts.entrySet());
+        sorted.sort((a, b) -> Long.compare(b.getValue().count, a.getValue().count));
         double need = coverage * mass, cum = 0;
         int k = 0;
-        while (cum < need && k < sorted.size() && k < maxShapes) cum += sorted.get(k++).getValue()[0];
+        while (cum < need && k < sorted.size() && k < maxShapes) cum += sorted.get(k++).getValue().count;
         shapes = new Shape[k];
         probes = new PlacementRequest[k];
         p = new double[k];
         allowed = new byte[k][];
         shapeMemory = new long[k];
         for (int i = 0; i < k; i++) {
-            long[] c = sorted.get(i).getValue();
-            shapeMemory[i] = memoryAware ? c[2] / c[1] : 0;
+            shapeMemory[i] = memoryAware ? sorted.get(i).getValue().meanMemory() : 0;
             Shape s = sorted.get(i).getKey();
             shapes[i] = s;
             probes[i] = new PlacementRequest("probe", WorkloadClass.UNKNOWN, s.gpus(), s.milli(), 1, null, s.constraints(), s.cpu(), s.model());
-            p[i] = sorted.get(i).getValue()[0] / cum;
+            p[i] = sorted.get(i).getValue().count / cum;
             allowed[i] = new byte[0];
         }
         version++;
@@ -286,7 +299,10 @@ public final class FragmentationScorer {
      */
     public double delta(ClusterState state, int node, long mask, int milli, long cpu) { return delta(state, node, mask, milli, cpu, 0); }
 
-    /** As {@link #delta(ClusterState, int, long, int, long)}, the choice also taking {@code memory} (milli-bytes). */
+    /**
+     * As {@link #delta(ClusterState, int, long, int, long)}, the choice also taking {@code memory} (milli-bytes; a
+     * request's {@link #memoryOf}, read once per decision, not per candidate).
+     */
     public double delta(ClusterState state, int node, long mask, int milli, long cpu, long memory) {
         if (shapes.length == 0) return 0;
         NodeInfo n = state.node(node);
@@ -305,9 +321,13 @@ public final class FragmentationScorer {
      * simulator's; the webhook counts neither); else unbounded.
      */
     private long memoryLeft(ClusterState state, int node, NodeInfo n) {
-        if (!memoryAware || n.cpuMilli() <= 0 || !n.allocatable().has(MEMORY)) return Long.MAX_VALUE;
-        return n.allocatable().get(MEMORY) - state.used(node).get(MEMORY);
+        if (!memoryAware || n.cpuMilli() <= 0) return Long.MAX_VALUE;
+        long allocatable = n.allocatable().get(MEMORY);
+        return allocatable == 0 ? Long.MAX_VALUE : allocatable - state.used(node).get(MEMORY);
     }
+
+    /** The memory of {@code r} that {@link #delta(ClusterState, int, long, int, long, long)} weighs: 0 unless memory is counted. */
+    public long memoryOf(PlacementRequest r) { return memoryAware ? r.needs().get(MEMORY) : 0; }
 
     /**
      * A node's fragmentation now, remembered until its capacity changes ({@link #nodeChanged}), the

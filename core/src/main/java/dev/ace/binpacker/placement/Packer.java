@@ -127,6 +127,8 @@ public final class Packer {
         double bestDamage = Double.MAX_VALUE;
         int bestRank = Integer.MAX_VALUE;
         int bestLeft = Integer.MAX_VALUE;
+        FragmentationScorer frag = config.fragmentation();
+        long memory = frag == null ? 0 : frag.memoryOf(r);
         for (int i = 0; i < state.capacity(); i++) {
             NodeInfo n = state.node(i);
             if (n == null || n.board() == null || !staticallyAllowed(n, r)) continue;
@@ -139,9 +141,8 @@ public final class Packer {
             long set;
             double damage;
             int left;
-            FragmentationScorer frag = config.fragmentation();
             if (r.isShare() && frag != null) {
-                set = fragmentationShareGpu(i, n, r, s, free, frag);
+                set = fragmentationShareGpu(i, n, r, s, free, frag, memory);
                 if (set == 0) continue;
                 damage = scratch[0];
                 left = frag.coarse() ? 0 : state.milliFree(i, Long.numberOfTrailingZeros(set)) - r.milliPerGpu();
@@ -156,7 +157,7 @@ public final class Packer {
                 set = s.best(free, r.gpus(), clique, mix, scratch);
                 if (set == 0) continue;
                 damage = scratch[0];
-                if (frag != null) damage = damage * frag.tpWeight() + frag.cost(frag.delta(state, i, set, 1000, r.cpuMilli(), r.needs().get("memory")));
+                if (frag != null) damage = damage * frag.tpWeight() + frag.cost(frag.delta(state, i, set, 1000, r.cpuMilli(), memory));
                 left = frag != null && frag.coarse() ? 0 : Long.bitCount(free) - r.gpus();
             }
             // nodes are visited in index order, so only a strictly better candidate replaces the best
@@ -173,7 +174,7 @@ public final class Packer {
      * then the fragmentation added, as FGD scores it ({@link FragmentationScorer.ShareOnWholeGpu}).
      * Left in {@code scratch[0]}; 0 when none fits.
      */
-    private long fragmentationShareGpu(int i, NodeInfo n, PlacementRequest r, BoardScorer s, long free, FragmentationScorer frag) {
+    private long fragmentationShareGpu(int i, NodeInfo n, PlacementRequest r, BoardScorer s, long free, FragmentationScorer frag, long memory) {
         long best = 0;
         double bestDamage = Double.MAX_VALUE;
         double wholeFrag = Double.NaN;
@@ -184,14 +185,14 @@ public final class Packer {
             double d;
             if ((free & bit) != 0) {
                 // every whole GPU leaves the same fragmentation; only the TP capacity it breaks differs
-                if (Double.isNaN(wholeFrag)) wholeFrag = frag.delta(state, i, bit, r.milliPerGpu(), r.cpuMilli(), r.needs().get("memory"));
+                if (Double.isNaN(wholeFrag)) wholeFrag = frag.delta(state, i, bit, r.milliPerGpu(), r.cpuMilli(), memory);
                 double loss = s.value(free, config.mix()) - s.value(free & ~bit, config.mix());
                 double single = s.singleGpuLoss(free, bit, config.mix());
                 double singleCost = frag.shareOnWholeGpu() == FragmentationScorer.ShareOnWholeGpu.SINGLE_GPU_COST
                         ? single * FragmentationScorer.TP_PER_GPU : 0;
                 d = (loss - single) * frag.tpWeight() + frag.cost(singleCost + wholeFrag);
             } else {
-                d = frag.cost(frag.delta(state, i, bit, r.milliPerGpu(), r.cpuMilli(), r.needs().get("memory")));
+                d = frag.cost(frag.delta(state, i, bit, r.milliPerGpu(), r.cpuMilli(), memory));
             }
             if (best == 0 || d < bestDamage - 1e-9 || (Math.abs(d - bestDamage) <= 1e-9 && f < state.milliFree(i, Long.numberOfTrailingZeros(best)))) {
                 best = bit;

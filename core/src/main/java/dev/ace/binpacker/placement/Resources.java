@@ -14,6 +14,8 @@ public record Resources(Map<String, Long> milli) {
     public static final Resources NONE = new Resources(Map.of());
     /** Every pod takes one of a node's {@code pods} slots. */
     public static final String PODS = "pods";
+    /** Memory, in milli-bytes. */
+    public static final String MEMORY = "memory";
     private static final long GI = 1024L * 1024 * 1024;
     private static final long MI = 1024L * 1024;
 
@@ -70,7 +72,7 @@ public record Resources(Map<String, Long> milli) {
 
     /** An amount of resource {@code name} in thousandths, in the unit users write ("500m", "64Gi", "2"). */
     public static String amount(String name, long milli) {
-        boolean bytes = name.equals("memory") || name.equals("ephemeral-storage") || name.startsWith("hugepages-");
+        boolean bytes = name.equals(MEMORY) || name.equals("ephemeral-storage") || name.startsWith("hugepages-");
         if (bytes) {
             long b = (milli + 999) / 1000;
             if (b % GI == 0) return b / GI + "Gi";

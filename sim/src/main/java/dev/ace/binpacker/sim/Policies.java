@@ -28,13 +28,13 @@ public final class Policies {
             case "device-plugin" -> new K8sPolicy(c, K8sPolicy.Mode.DEVICE_PLUGIN);
             case "hived" -> new HivedPolicy(c);
             case "ace" -> new AcePolicy(c, PackerConfig::defaults);
-            case "ace-neutral" -> new AcePolicy(c, () -> PackerConfig.defaults().withMix(DemandMix.neutral()).with(SINGLE_GPU_COST).withTargetShapes(SHAPES_BEFORE).countingMemory(false));
+            case "ace-neutral" -> new AcePolicy(c, () -> gross().withMix(DemandMix.neutral()));
             case "ace-tp2-hgx" -> new AcePolicy(c, PackerConfig::defaults, false);
             case "ace-no-earmark" -> new AcePolicy(c, PackerConfig::defaults, true, Earmarks.Rule.OFF);
             case "ace-earmark-strict" -> new AcePolicy(c, PackerConfig::defaults, true, Earmarks.Rule.STRICT);
             case "ace-nofrag" -> new AcePolicy(c, () -> PackerConfig.defaults().withoutFragmentation());
             case "ace-exact" -> new AcePolicy(c, () -> gross().withFragmentation(FragmentationScorer.TP_FIRST));
-            case "ace-mix-requests" -> new AcePolicy(c, () -> PackerConfig.defaults().withMix(DemandMix.inferenceDefaultByRequest()).with(SINGLE_GPU_COST).withTargetShapes(SHAPES_BEFORE).countingMemory(false));
+            case "ace-mix-requests" -> new AcePolicy(c, () -> gross().withMix(DemandMix.inferenceDefaultByRequest()));
             case "ace-gross" -> new AcePolicy(c, Policies::gross);
             case "ace-shares-before" -> new AcePolicy(c, Policies::sharesBefore);
             case "ace-shares-unseen" -> new AcePolicy(c, () -> PackerConfig.defaults().withMix(DemandMix.inferenceDefault().netOfFootprint()).withTargetShapes(SHAPES_BEFORE));
@@ -82,7 +82,7 @@ public final class Policies {
      * bring back one of the two.
      */
     static PackerConfig sharesBefore() {
-        return PackerConfig.defaults().withMix(DemandMix.inferenceDefault().netOfFootprint()).with(SINGLE_GPU_COST).withTargetShapes(SHAPES_BEFORE).countingMemory(false);
+        return gross().withMix(DemandMix.inferenceDefault().netOfFootprint());
     }
 
     private static final FragmentationScorer.ShareOnWholeGpu SINGLE_GPU_COST = FragmentationScorer.ShareOnWholeGpu.SINGLE_GPU_COST;
