@@ -146,7 +146,8 @@ final class GroupKeeper {
 
     private State settle(String key, List<GroupBook.Rank> ranks, Map<String, PendingDemand.Waiting> queued,
                          long now, long wallNow, boolean mayEarmark) {
-        List<GroupBook.Rank> gated = ranks.stream().filter(r -> r.gated() && queued.containsKey(r.uid())).toList();
+        List<GroupBook.Rank> gatedRanks = ranks.stream().filter(GroupBook.Rank::gated).toList();
+        List<GroupBook.Rank> gated = gatedRanks.stream().filter(r -> queued.containsKey(r.uid())).toList();
         if (gated.isEmpty()) {
             holdingSince.remove(key);
             wholeSince.remove(key);
@@ -161,6 +162,16 @@ final class GroupKeeper {
             if (!held.isEmpty()) free(key, held, "its group is not whole (" + ranks.size() + " of " + size + " pods)");
             wholeSince.remove(key);
             reasons.put(key, ranks.size() + " of " + size + " pods exist; the group holds nothing until all do");
+            return State.ASSEMBLING;
+        }
+        if (gated.size() < gatedRanks.size()) {
+            // Every pod exists, but a gated rank is not in the queue: the informer records a pod's group before it queues
+            // the pod (a walk may fall between the two), or ACE could not read what the rank asks for. Reserving for
+            // the queued ranks alone would release part of the group: it holds nothing until every gated rank is queued.
+            if (!held.isEmpty()) free(key, held, "a gated rank is not queued");
+            wholeSince.remove(key);
+            reasons.put(key, (gatedRanks.size() - gated.size()) + " of its " + gatedRanks.size()
+                    + " gated ranks are not queued yet; the group holds nothing until all are");
             return State.ASSEMBLING;
         }
         GroupRequest g = request(a, key, ranks, gated, held, queued);
