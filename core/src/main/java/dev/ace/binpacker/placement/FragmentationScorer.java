@@ -63,7 +63,6 @@ public final class FragmentationScorer {
     private final int maxShapes;
     /** True: a shape whose mean memory request a node no longer holds cannot use its GPUs ({@link #countingMemory}). */
     private final boolean memoryAware;
-    private static final String MEMORY = Resources.MEMORY;
 
     private record Shape(int gpus, int milli, long cpu, String model, NodeConstraints constraints) {}
 
@@ -220,7 +219,7 @@ public final class FragmentationScorer {
         Tally t = counts.computeIfAbsent(new Shape(r.gpus(), r.milliPerGpu(), r.cpuMilli(), r.gpuModel(), r.constraints()), k -> new Tally());
         t.count += w;
         t.pods++;
-        t.memory += r.needs().get(MEMORY);
+        t.memory += memoryOf(r);
         mass += w;
         if (++seen >= rebuildAt) {
             rebuild();
@@ -322,12 +321,12 @@ public final class FragmentationScorer {
      */
     private long memoryLeft(ClusterState state, int node, NodeInfo n) {
         if (!memoryAware || n.cpuMilli() <= 0) return Long.MAX_VALUE;
-        long allocatable = n.allocatable().get(MEMORY);
-        return allocatable == 0 ? Long.MAX_VALUE : allocatable - state.used(node).get(MEMORY);
+        long allocatable = n.allocatable().get(Resources.MEMORY);
+        return allocatable == 0 ? Long.MAX_VALUE : allocatable - state.used(node).get(Resources.MEMORY);
     }
 
     /** The memory of {@code r} that {@link #delta(ClusterState, int, long, int, long, long)} weighs: 0 unless memory is counted. */
-    public long memoryOf(PlacementRequest r) { return memoryAware ? r.needs().get(MEMORY) : 0; }
+    public long memoryOf(PlacementRequest r) { return memoryAware ? r.needs().get(Resources.MEMORY) : 0; }
 
     /**
      * A node's fragmentation now, remembered until its capacity changes ({@link #nodeChanged}), the

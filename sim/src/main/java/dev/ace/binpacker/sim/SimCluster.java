@@ -73,7 +73,7 @@ public final class SimCluster {
      * baselines' filter does ({@link Baseline#feasible}) and the FGD authors' simulator (its kube-scheduler) does.
      */
     static dev.ace.binpacker.placement.Resources memory(long mib) {
-        return new dev.ace.binpacker.placement.Resources(Map.of("memory", mib * 1024L * 1024L * 1000L));
+        return new dev.ace.binpacker.placement.Resources(Map.of(dev.ace.binpacker.placement.Resources.MEMORY, mib * 1024L * 1024L * 1000L));
     }
 
     /** openb nodes are all GENERAL; protocol B names its pools by model: HGX boards are the inference pool, L4 the slicing pool. */

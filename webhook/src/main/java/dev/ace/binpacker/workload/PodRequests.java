@@ -58,7 +58,7 @@ public final class PodRequests {
         ResourceRequirements podLevel = spec.getResources();
         if (podLevel != null) {
             Map<String, Long> p = requests(podLevel);
-            for (String k : List.of("cpu", "memory")) if (p.containsKey(k)) apps.put(k, p.get(k));
+            for (String k : List.of("cpu", Resources.MEMORY)) if (p.containsKey(k)) apps.put(k, p.get(k));
         }
         add(apps, milli(spec.getOverhead()));
         apps.merge(Resources.PODS, 1000L, Long::sum);
@@ -71,7 +71,7 @@ public final class PodRequests {
         if (node == null || node.getStatus() == null || node.getStatus().getAllocatable() == null) return Resources.NONE;
         Map<String, Long> m = milli(node.getStatus().getAllocatable());
         NOT_REQUESTED.forEach(m::remove);
-        if (!m.containsKey("cpu") && !m.containsKey("memory") && !m.containsKey(Resources.PODS)) return Resources.NONE;
+        if (!m.containsKey("cpu") && !m.containsKey(Resources.MEMORY) && !m.containsKey(Resources.PODS)) return Resources.NONE;
         return new Resources(m);
     }
 

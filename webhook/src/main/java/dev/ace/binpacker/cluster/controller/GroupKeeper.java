@@ -157,21 +157,19 @@ final class GroupKeeper {
         boolean someReleased = ranks.stream().anyMatch(r -> !r.gated());
         Allocator a = view.allocator();
         Map<String, Reservation> held = heldFor(a, gated);
-        if (ranks.size() < size && !someReleased) {
-            // Still assembling: nothing may be held. Entries found here are a crashed leader's half-written group.
-            if (!held.isEmpty()) free(key, held, "its group is not whole (" + ranks.size() + " of " + size + " pods)");
+        // Not whole to ACE yet: nothing may be held. Either a pod of the group does not exist yet (entries found then
+        // are a crashed leader's half-written group), or every pod exists but a gated rank is not queued (the informer
+        // records a pod's group before it queues the pod, and a walk may fall between the two; or ACE could not read
+        // what the rank asks for): reserving for the queued ranks alone would release part of the group.
+        String notWhole = ranks.size() < size && !someReleased
+                ? ranks.size() + " of " + size + " pods exist; the group holds nothing until all do"
+                : gated.size() < gatedRanks.size()
+                ? (gatedRanks.size() - gated.size()) + " of its " + gatedRanks.size() + " gated ranks are not queued yet; the group holds nothing until all are"
+                : null;
+        if (notWhole != null) {
+            if (!held.isEmpty()) free(key, held, notWhole);
             wholeSince.remove(key);
-            reasons.put(key, ranks.size() + " of " + size + " pods exist; the group holds nothing until all do");
-            return State.ASSEMBLING;
-        }
-        if (gated.size() < gatedRanks.size()) {
-            // Every pod exists, but a gated rank is not in the queue: the informer records a pod's group before it queues
-            // the pod (a walk may fall between the two), or ACE could not read what the rank asks for. Reserving for
-            // the queued ranks alone would release part of the group: it holds nothing until every gated rank is queued.
-            if (!held.isEmpty()) free(key, held, "a gated rank is not queued");
-            wholeSince.remove(key);
-            reasons.put(key, (gatedRanks.size() - gated.size()) + " of its " + gatedRanks.size()
-                    + " gated ranks are not queued yet; the group holds nothing until all are");
+            reasons.put(key, notWhole);
             return State.ASSEMBLING;
         }
         GroupRequest g = request(a, key, ranks, gated, held, queued);
