@@ -184,12 +184,7 @@ class GatedQueueWalksTest {
 
     @Test
     void a_waiting_groups_times_come_back_as_requeue_after_earmark_hold_timeout_and_backoff_with_no_walk_between() {
-        leader(NO_RESYNC);
-        c.putNode(TestNodes.hgx("gpu-a", 8));
-        c.putNode(TestNodes.hgx("gpu-b", 8));
-        watch.deliverAll();
-        admitAndCreate("blocker");
-        FakeScheduler.schedule(c);
+        oneOfTwoCliquesTaken(NO_RESYNC);
         Pod leader = admitAndCreate(GroupScenariosTest.lws("llama", 0, 0, 2));
         Pod worker = admitAndCreate(GroupScenariosTest.lws("llama", 0, 1, 2));
         assertTrue(GateRelease.isGated(leader) && GateRelease.isGated(worker));
@@ -225,12 +220,7 @@ class GatedQueueWalksTest {
      */
     @Test
     void a_walk_that_sees_every_rank_but_only_the_leader_queued_holds_nothing_and_releases_no_rank() {
-        leader(CONFIG);
-        c.putNode(TestNodes.hgx("gpu-a", 8));
-        c.putNode(TestNodes.hgx("gpu-b", 8));
-        watch.deliverAll();
-        Pod blocker = admitAndCreate("blocker");
-        FakeScheduler.schedule(c);
+        Pod blocker = oneOfTwoCliquesTaken(CONFIG);
         Pod leader = admitAndCreate(GroupScenariosTest.lws("llama", 0, 0, 2));
         Pod worker = admitAndCreate(GroupScenariosTest.lws("llama", 0, 1, 2));
         assertTrue(GateRelease.isGated(leader) && GateRelease.isGated(worker));
@@ -250,6 +240,17 @@ class GatedQueueWalksTest {
         assertEquals(2, heldByGroup(), "both ranks hold their GPUs");
         assertNotEquals(ClusterScenariosTest.told(live(leader)).orElseThrow().node(), ClusterScenariosTest.told(live(worker)).orElseThrow().node(),
                 "one clique each");
+    }
+
+    /** A leader over boards gpu-a and gpu-b, and a bound TP 8 pod (returned) on one of them. */
+    private Pod oneOfTwoCliquesTaken(ReconcilerConfig config) {
+        leader(config);
+        c.putNode(TestNodes.hgx("gpu-a", 8));
+        c.putNode(TestNodes.hgx("gpu-b", 8));
+        watch.deliverAll();
+        Pod blocker = admitAndCreate("blocker");
+        FakeScheduler.schedule(c);
+        return blocker;
     }
 
     /** 2 s passes up to {@code t}: the walks in them. */
