@@ -35,6 +35,8 @@ lists() { # Protocol A, every other list the paper publishes: lists POLICIES LIS
 fleet_and_optimum() {
   for r in 50 60; do # Protocol B at two loads, seeds 1-3
     $J --trace fleet --seeds 1-3 --rate $r --policies $MAIN,ace-no-earmark,ace-net-all,ace-exact,ace-mix-requests,ace-gross,ace-tp2-hgx,ace-batch-general-first,ace-batch-inference-first,ace-batch-general-slicing,ace-batch-no-yield,ace-batch-no-inference,ace-batch-no-slicing --report docs/benchmarks/fleet-rate$r > docs/benchmarks/fleet-rate$r/fleet.txt
+    # the floor under TP waiting that no clique-only policy can beat on these traces (sim.WaitBound, SCIP)
+    $J --trace fleet --seeds 1-3 --rate $r --wait-bound 5,10,20 --time-limit 300 > docs/benchmarks/fleet-rate$r/wait-floor.txt
   done
   # Gap to the optimum: 16-node instances (CP-SAT 60 s), and 6-node instances CP-SAT can prove (300 s)
   $J --trace openb-default --optimal 16 --seeds 42-44 --time-limit 60 --policies ace,fgd,best-fit > docs/benchmarks/optimal-16.txt

@@ -17,6 +17,7 @@ import dev.ace.binpacker.sim.RunResult;
 import dev.ace.binpacker.sim.SimCluster;
 import dev.ace.binpacker.sim.SimPod;
 import dev.ace.binpacker.sim.SvgReport;
+import dev.ace.binpacker.sim.WaitBound;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -66,6 +67,7 @@ public final class SimulateCommand implements Command {
         double rate = 50;
         int optimalNodes = 0;
         double timeLimit = 60;
+        String waitBound = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--trace" -> trace = args[++i];
@@ -83,6 +85,7 @@ public final class SimulateCommand implements Command {
                 case "--rate" -> rate = Double.parseDouble(args[++i]);
                 case "--optimal" -> optimalNodes = Integer.parseInt(args[++i]);
                 case "--time-limit" -> timeLimit = Double.parseDouble(args[++i]);
+                case "--wait-bound" -> waitBound = args[++i];
                 default -> {
                     err.println("unknown option " + args[i]);
                     usage(err);
@@ -108,6 +111,10 @@ public final class SimulateCommand implements Command {
                 traces.add(FleetTrace.read(Path.of(trace.substring(6))));
                 seeds = List.of(seeds.get(0));
             }
+            if (waitBound != null) {
+                waitFloor(out, err, traces, seeds, rate, waitBound, timeLimit);
+                return 0;
+            }
             List<String> names = new ArrayList<>();
             for (String p : policies.split(",")) names.add(p.trim());
             List<FleetResult> rs = FleetReport.run(names, traces, seeds, err);
@@ -123,6 +130,10 @@ public final class SimulateCommand implements Command {
                 Files.writeString(report.resolve("fleet.html"), FleetHtml.html(trace, seeds, rate, rs));
             }
             return 0;
+        }
+        if (waitBound != null) {
+            err.println("--wait-bound is a floor under protocol B's waiting: use it with --trace fleet or --trace fleet:FILE.csv");
+            return 2;
         }
         Path podFile = trace.startsWith("openb-") ? data.resolve("openb/openb_pod_list_" + trace.substring(6) + ".csv") : Path.of(trace);
         Path nodeFile = data.resolve("openb/openb_node_list_gpu_node.csv");
@@ -164,6 +175,30 @@ public final class SimulateCommand implements Command {
         return 0;
     }
 
+    /** {@code --wait-bound 5,10}: the fewest TP replicas any clique-only policy makes wait, with no tail limit and with each p95 limit. */
+    private static void waitFloor(PrintStream out, PrintStream err, List<List<FleetPod>> traces, List<Long> seeds, double rate,
+                                  String tails, double timeLimit) {
+        WaitBound bound = new WaitBound(new SimCluster(FleetTrace.cluster(), new OpenbBoards()));
+        out.printf(Locale.ROOT, "wait floor (sim.WaitBound): seeds %s, %.0f pods/h; clique pools (clique GPUs = pooled GPUs) %s;"
+                + " MIP (SCIP through OR-Tools), %.0f s per question%n", seeds, rate, bound.pools(), timeLimit);
+        List<String> limits = new ArrayList<>(List.of("none"));
+        for (String t : tails.split(",")) if (!t.isBlank() && !t.trim().equals("none")) limits.add(t.trim());
+        for (String limit : limits) {
+            err.printf("wait floor: p95 limit %s...%n", limit);
+            WaitBound.Result r = limit.equals("none") ? bound.minWaits(traces, timeLimit)
+                    : bound.minWaitsWithTail(traces, Double.parseDouble(limit), timeLimit);
+            String what = limit.equals("none") ? "no tail limit" : "p95 <= " + limit + " min";
+            if (r.infeasible()) {
+                out.printf(Locale.ROOT, "%-16s no schedule of the %d TP replicas meets it (INFEASIBLE, %.1f s)%n", what, r.replicas(), r.seconds());
+            } else {
+                out.printf(Locale.ROOT, "%-16s at least %d of %d TP replicas wait (%.2f %%); best schedule found %d; %s, %.1f s%n", what,
+                        r.floor(), r.replicas(), r.floorPct(), r.best(), r.status(), r.seconds());
+            }
+        }
+        out.println("A relaxation (no boards, no other pods, the whole trace known): no policy that keeps every TP replica on an");
+        out.println("NVLink clique waits fewer replicas on these traces, and none with a p95 within a limit waits fewer than its line.");
+    }
+
     private static String name(String trace) {
         return Path.of(trace).getFileName().toString().replace(".csv", "");
     }
@@ -199,6 +234,7 @@ public final class SimulateCommand implements Command {
         err.println("                [--seeds 42-51] [--arrival 130] [--json] [--report DIR] [--data tests/traces]");
         err.println("       simulate --trace fleet [--seeds 1-3] [--pods 3000] [--rate 50] [--mix share=25,single=30,tp2=17,tp4=17,tp8=7,batch=4]");
         err.println("       simulate --trace openb-default --optimal 24 --policies ace,fgd,best-fit [--seeds 42-44] [--time-limit 60]");
+        err.println("       simulate --trace fleet --seeds 1-3 --rate 60 --wait-bound 5,10,20 [--time-limit 60]   (floor under TP waits)");
         err.println("       simulate --trace fleet:FILE.csv ...   |   simulate --generate-fleet FILE.csv --seed N [--pods] [--rate] [--mix]");
     }
 }
