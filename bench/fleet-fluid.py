@@ -6,13 +6,15 @@
 # with --batch=l4,nvl,hgx in any order (that one is ACE's batch-pool rule: slicing, general, inference).
 # A reference for how much of the waiting is load, not fragmentation; not a proven bound (backfilling queues are not
 # monotone). Traces: simulate --generate-fleet FILE --seed N --rate R.
-# usage: bench/fleet-fluid.py [--batch-off-inference | --batch=POOL,POOL,...] TRACE.csv...
+# --tp-only drops every pod but the TP replicas (the online counterpart of sim.WaitBound's relaxation, which knows the
+# whole trace: simulate --trace fleet --wait-bound).
+# usage: bench/fleet-fluid.py [--batch-off-inference | --batch=POOL,POOL,...] [--tp-only] TRACE.csv...
 import csv, heapq, sys
 BATCH = ['nvl', 'l4', 'hgx'] if '--batch-off-inference' in sys.argv else ['nvl', 'hgx', 'l4']
 for a in sys.argv:
     if a.startswith('--batch='): BATCH = a[len('--batch='):].split(',')
 def run(path, hgx=512, nvl=64, l4=64):
-    pods=[r for r in csv.DictReader(open(path))]
+    pods=[r for r in csv.DictReader(open(path)) if '--tp-only' not in sys.argv or r['kind'].startswith('tp')]
     free={'hgx':hgx,'nvl':nvl,'l4':l4*1000}
     dep=[]; waiting=[]; tp=0; waited=0; waits=[]
     def place(p):
