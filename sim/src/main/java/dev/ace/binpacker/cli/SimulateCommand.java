@@ -190,6 +190,8 @@ public final class SimulateCommand implements Command {
             String what = limit.equals("none") ? "no tail limit" : "p95 <= " + limit + " min";
             if (r.infeasible()) {
                 out.printf(Locale.ROOT, "%-16s no schedule of the %d TP replicas meets it (INFEASIBLE, %.1f s)%n", what, r.replicas(), r.seconds());
+            } else if (r.floor() < 0) {
+                out.printf(Locale.ROOT, "%-16s no answer within the time limit (%s, %.1f s): raise --time-limit%n", what, r.status(), r.seconds());
             } else {
                 out.printf(Locale.ROOT, "%-16s at least %d of %d TP replicas wait (%.2f %%); best schedule found %d; %s, %.1f s%n", what,
                         r.floor(), r.replicas(), r.floorPct(), r.best(), r.status(), r.seconds());

@@ -32,7 +32,8 @@ import java.util.TreeMap;
  *   <li>GPUs are counted only at the moments a replica can start, up to the trace's last arrival
  *       (the simulator's figures end there too; a replica still waiting then counts as waiting).</li>
  * </ul>
- * Waits are pooled over the traces, as the simulator's figures are. p95 follows
+ * A wait is what {@link ProtocolB} counts as one: a replica that does not start on arrival (still waiting at the
+ * end included). Waits are pooled over the traces, as the simulator's figures are. p95 follows
  * {@link ProtocolB#quantile}: it is at or under {@code T} only if at most 5 % of the waits are longer,
  * which the model asks as {@code 20 * long <= waits}.
  */
