@@ -8,6 +8,7 @@ import dev.ace.binpacker.sim.FleetTrace;
 import dev.ace.binpacker.sim.JsonReport;
 import dev.ace.binpacker.sim.OpenbBoards;
 import dev.ace.binpacker.sim.OpenbLoader;
+import dev.ace.binpacker.sim.OpenbNode;
 import dev.ace.binpacker.sim.OptimalStudy;
 import dev.ace.binpacker.sim.Policy;
 import dev.ace.binpacker.sim.PolicySummary;
@@ -68,6 +69,7 @@ public final class SimulateCommand implements Command {
         int optimalNodes = 0;
         double timeLimit = 60;
         String waitBound = null;
+        int hgx = FleetTrace.HGX_NODES;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--trace" -> trace = args[++i];
@@ -86,6 +88,7 @@ public final class SimulateCommand implements Command {
                 case "--optimal" -> optimalNodes = Integer.parseInt(args[++i]);
                 case "--time-limit" -> timeLimit = Double.parseDouble(args[++i]);
                 case "--wait-bound" -> waitBound = args[++i];
+                case "--hgx" -> hgx = Integer.parseInt(args[++i]);
                 default -> {
                     err.println("unknown option " + args[i]);
                     usage(err);
@@ -112,12 +115,12 @@ public final class SimulateCommand implements Command {
                 seeds = List.of(seeds.get(0));
             }
             if (waitBound != null) {
-                waitFloor(out, err, traces, seeds, rate, waitBound, timeLimit);
+                waitFloor(out, err, traces, seeds, rate, FleetTrace.cluster(hgx), waitBound, timeLimit);
                 return 0;
             }
             List<String> names = new ArrayList<>();
             for (String p : policies.split(",")) names.add(p.trim());
-            List<FleetResult> rs = FleetReport.run(names, traces, seeds, err);
+            List<FleetResult> rs = FleetReport.run(names, traces, seeds, FleetTrace.cluster(hgx), err);
             String doc = FleetReport.json(trace, seeds, rs);
             if (json) out.print(doc);
             else FleetReport.table(out, trace, rs);
@@ -177,8 +180,8 @@ public final class SimulateCommand implements Command {
 
     /** {@code --wait-bound 5,10}: the fewest TP replicas any clique-only policy makes wait, with no tail limit and with each p95 limit. */
     private static void waitFloor(PrintStream out, PrintStream err, List<List<FleetPod>> traces, List<Long> seeds, double rate,
-                                  String tails, double timeLimit) {
-        WaitBound bound = new WaitBound(new SimCluster(FleetTrace.cluster(), new OpenbBoards()));
+                                  List<OpenbNode> fleet, String tails, double timeLimit) {
+        WaitBound bound = new WaitBound(new SimCluster(fleet, new OpenbBoards()));
         out.printf(Locale.ROOT, "wait floor (sim.WaitBound): seeds %s, %.0f pods/h; clique pools (clique GPUs = pooled GPUs) %s;"
                 + " MIP (SCIP through OR-Tools), %.0f s per question%n", seeds, rate, bound.pools(), timeLimit);
         List<String> limits = new ArrayList<>(List.of("none"));
@@ -234,7 +237,7 @@ public final class SimulateCommand implements Command {
     private static void usage(PrintStream err) {
         err.println("usage: simulate --trace openb-<variant>|POD_LIST.csv [--policies " + String.join(",", Policy.NAMES) + "]");
         err.println("                [--seeds 42-51] [--arrival 130] [--json] [--report DIR] [--data tests/traces]");
-        err.println("       simulate --trace fleet [--seeds 1-3] [--pods 3000] [--rate 50] [--mix share=25,single=30,tp2=17,tp4=17,tp8=7,batch=4]");
+        err.println("       simulate --trace fleet [--seeds 1-3] [--pods 3000] [--rate 50] [--mix share=25,single=30,tp2=17,tp4=17,tp8=7,batch=4] [--hgx 64]");
         err.println("       simulate --trace openb-default --optimal 24 --policies ace,fgd,best-fit [--seeds 42-44] [--time-limit 60]");
         err.println("       simulate --trace fleet --seeds 1-3 --rate 60 --wait-bound 5,10,20 [--time-limit 60]   (floor under TP waits)");
         err.println("       simulate --trace fleet:FILE.csv ...   |   simulate --generate-fleet FILE.csv --seed N [--pods] [--rate] [--mix]");

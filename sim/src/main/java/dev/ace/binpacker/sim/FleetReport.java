@@ -12,7 +12,13 @@ public final class FleetReport {
 
     /** Runs every policy on every trace (one per seed), reporting progress on {@code err}. */
     public static List<FleetResult> run(List<String> policies, List<List<FleetPod>> traces, List<Long> seeds, PrintStream err) {
-        ProtocolB b = new ProtocolB(new SimCluster(FleetTrace.cluster(), new OpenbBoards()));
+        return run(policies, traces, seeds, FleetTrace.cluster(), err);
+    }
+
+    /** As {@link #run(List, List, List, PrintStream)} on {@code fleet} instead of the protocol's. */
+    public static List<FleetResult> run(List<String> policies, List<List<FleetPod>> traces, List<Long> seeds, List<OpenbNode> fleet,
+                                        PrintStream err) {
+        ProtocolB b = new ProtocolB(new SimCluster(fleet, new OpenbBoards()));
         List<FleetResult> out = new ArrayList<>();
         int done = 0;
         for (String policy : policies) {

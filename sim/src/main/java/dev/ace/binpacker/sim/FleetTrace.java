@@ -83,10 +83,17 @@ public final class FleetTrace {
         return out;
     }
 
+    /** HGX boards in the protocol's fleet. */
+    public static final int HGX_NODES = 64;
+
     /** The fleet: 64 HGX H100 8-GPU (inference pool), 16 H100 NVL 4-GPU bridged-pair nodes, 8 L4 8-GPU (slicing pool): 640 GPUs. */
-    public static List<OpenbNode> cluster() {
+    public static List<OpenbNode> cluster() { return cluster(HGX_NODES); }
+
+    /** The fleet with {@code hgxNodes} HGX boards instead of 64 (capacity studies: {@code simulate --trace fleet --hgx N}). */
+    public static List<OpenbNode> cluster(int hgxNodes) {
+        if (hgxNodes < 1) throw new IllegalArgumentException("the fleet needs at least one HGX board, not " + hgxNodes);
         List<OpenbNode> n = new ArrayList<>();
-        for (int i = 0; i < 64; i++) n.add(new OpenbNode(String.format("hgx-%02d", i), 224000, 2097152, 8, "HGX-H100"));
+        for (int i = 0; i < hgxNodes; i++) n.add(new OpenbNode(String.format("hgx-%02d", i), 224000, 2097152, 8, "HGX-H100"));
         for (int i = 0; i < 16; i++) n.add(new OpenbNode(String.format("nvl-%02d", i), 128000, 1048576, 4, "H100-NVL-bridged"));
         for (int i = 0; i < 8; i++) n.add(new OpenbNode(String.format("l4-%02d", i), 96000, 524288, 8, "L4"));
         return n;

@@ -27,6 +27,16 @@ class FleetTest {
     }
 
     @Test
+    void theFleetsHgxCountIsAParameterAndTheOtherPoolsStay() {
+        assertEquals(FleetTrace.cluster(), FleetTrace.cluster(FleetTrace.HGX_NODES));
+        List<OpenbNode> bigger = FleetTrace.cluster(72);
+        assertEquals(72 + 16 + 8, bigger.size());
+        assertEquals(72, bigger.stream().filter(n -> n.model().startsWith("HGX")).count());
+        assertEquals(java.util.Map.of(2, 64L, 8, 576L), new WaitBound(new SimCluster(bigger, new OpenbBoards())).pools());
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> FleetTrace.cluster(0));
+    }
+
+    @Test
     void aceKeepsEveryTpReplicaOnAnNvlinkCliqueAndFewerSmallPodsOnTheInferencePoolThanKubernetes() {
         ProtocolB b = new ProtocolB(new SimCluster(FleetTrace.cluster(), new OpenbBoards()));
         List<FleetPod> trace = FleetTrace.generate(3, 400, 50, FleetTrace.DEFAULT_MIX);
