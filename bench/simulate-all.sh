@@ -38,6 +38,11 @@ fleet_and_optimum() {
     # the floor under TP waiting that no clique-only policy can beat on these traces (sim.WaitBound, SCIP)
     $J --trace fleet --seeds 1-3 --rate $r --wait-bound 5,10,20 --time-limit 300 > docs/benchmarks/fleet-rate$r/wait-floor.txt
   done
+  # how much inference capacity protocol B's aims need: the floor and ACE with more HGX boards (60 pods/h, seeds 1-3)
+  for n in 66 67 68 70 71 72; do
+    $J --trace fleet --seeds 1-3 --rate 60 --hgx $n --wait-bound 5 --time-limit 300
+    $J --trace fleet --seeds 1-3 --rate 60 --hgx $n --policies ace
+  done > docs/benchmarks/fleet-rate60/capacity.txt
   # Gap to the optimum: 16-node instances (CP-SAT 60 s), and 6-node instances CP-SAT can prove (300 s)
   $J --trace openb-default --optimal 16 --seeds 42-44 --time-limit 60 --policies ace,fgd,best-fit > docs/benchmarks/optimal-16.txt
   $J --trace openb-default --optimal 6 --seeds 42-46 --time-limit 300 --policies ace,fgd,best-fit > docs/benchmarks/optimal-6.txt
