@@ -134,8 +134,8 @@ public final class SimulateCommand implements Command {
             }
             return 0;
         }
-        if (waitBound != null) {
-            err.println("--wait-bound is a floor under protocol B's waiting: use it with --trace fleet or --trace fleet:FILE.csv");
+        if (waitBound != null || hgx != FleetTrace.HGX_NODES) {
+            err.println((waitBound != null ? "--wait-bound" : "--hgx") + " is for protocol B: use it with --trace fleet or --trace fleet:FILE.csv");
             return 2;
         }
         Path podFile = trace.startsWith("openb-") ? data.resolve("openb/openb_pod_list_" + trace.substring(6) + ".csv") : Path.of(trace);
