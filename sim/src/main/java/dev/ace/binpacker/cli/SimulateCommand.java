@@ -69,7 +69,7 @@ public final class SimulateCommand implements Command {
         int optimalNodes = 0;
         double timeLimit = 60;
         String waitBound = null;
-        int hgx = FleetTrace.HGX_NODES;
+        Integer hgx = null; // HGX boards of protocol B's fleet; null = the protocol's
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--trace" -> trace = args[++i];
@@ -114,13 +114,14 @@ public final class SimulateCommand implements Command {
                 traces.add(FleetTrace.read(Path.of(trace.substring(6))));
                 seeds = List.of(seeds.get(0));
             }
+            List<OpenbNode> fleet = hgx == null ? FleetTrace.cluster() : FleetTrace.cluster(hgx);
             if (waitBound != null) {
-                waitFloor(out, err, traces, seeds, rate, FleetTrace.cluster(hgx), waitBound, timeLimit);
+                waitFloor(out, err, traces, seeds, rate, fleet, waitBound, timeLimit);
                 return 0;
             }
             List<String> names = new ArrayList<>();
             for (String p : policies.split(",")) names.add(p.trim());
-            List<FleetResult> rs = FleetReport.run(names, traces, seeds, FleetTrace.cluster(hgx), err);
+            List<FleetResult> rs = FleetReport.run(names, traces, seeds, fleet, err);
             String doc = FleetReport.json(trace, seeds, rs);
             if (json) out.print(doc);
             else FleetReport.table(out, trace, rs);
@@ -134,7 +135,7 @@ public final class SimulateCommand implements Command {
             }
             return 0;
         }
-        if (waitBound != null || hgx != FleetTrace.HGX_NODES) {
+        if (waitBound != null || hgx != null) {
             err.println((waitBound != null ? "--wait-bound" : "--hgx") + " is for protocol B: use it with --trace fleet or --trace fleet:FILE.csv");
             return 2;
         }

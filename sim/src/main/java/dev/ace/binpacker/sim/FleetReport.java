@@ -10,12 +10,7 @@ import java.util.Locale;
 public final class FleetReport {
     private FleetReport() {}
 
-    /** Runs every policy on every trace (one per seed), reporting progress on {@code err}. */
-    public static List<FleetResult> run(List<String> policies, List<List<FleetPod>> traces, List<Long> seeds, PrintStream err) {
-        return run(policies, traces, seeds, FleetTrace.cluster(), err);
-    }
-
-    /** As {@link #run(List, List, List, PrintStream)} on {@code fleet} instead of the protocol's. */
+    /** Runs every policy on every trace (one per seed) on {@code fleet} ({@link FleetTrace#cluster}), reporting progress on {@code err}. */
     public static List<FleetResult> run(List<String> policies, List<List<FleetPod>> traces, List<Long> seeds, List<OpenbNode> fleet,
                                         PrintStream err) {
         ProtocolB b = new ProtocolB(new SimCluster(fleet, new OpenbBoards()));

@@ -2,12 +2,14 @@ package dev.ace.binpacker.sim;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ace.binpacker.placement.Pool;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -32,8 +34,8 @@ class FleetTest {
         List<OpenbNode> bigger = FleetTrace.cluster(72);
         assertEquals(72 + 16 + 8, bigger.size());
         assertEquals(72, bigger.stream().filter(n -> n.model().startsWith("HGX")).count());
-        assertEquals(java.util.Map.of(2, 64L, 8, 576L), new WaitBound(new SimCluster(bigger, new OpenbBoards())).pools());
-        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> FleetTrace.cluster(0));
+        assertEquals(Map.of(2, 64L, 8, 576L), new WaitBound(new SimCluster(bigger, new OpenbBoards())).pools());
+        assertThrows(IllegalArgumentException.class, () -> FleetTrace.cluster(0));
     }
 
     @Test
