@@ -26,6 +26,11 @@ public final class Ledger {
     private final Map<String, Reservation> byId = new LinkedHashMap<>();
     private final Map<String, Set<String>> byNode = new HashMap<>();
     private final Map<String, String> byRequest = new HashMap<>();
+    /**
+     * ACE's pending entries (not tied to a pod yet) by their pods' namespace: the namespace cap reads them on every
+     * committed admission, which must not cost a walk of every entry held (issue 31: 11.6 ms at 10,000 entries).
+     */
+    private final Map<String, Set<String>> pendingByNamespace = new HashMap<>();
 
     public Ledger(ClusterState state) { this.state = state; }
 
@@ -57,6 +62,20 @@ public final class Ledger {
         byId.put(r.id(), r);
         byNode.computeIfAbsent(r.node(), k -> new LinkedHashSet<>()).add(r.id());
         if (r.owner().requestUid() != null) byRequest.put(r.owner().requestUid(), r.id());
+        indexPending(r, true);
+    }
+
+    private void indexPending(Reservation r, boolean add) {
+        if (!r.isAce() || !r.pending() || r.owner().namespace() == null) return;
+        if (add) {
+            pendingByNamespace.computeIfAbsent(r.owner().namespace(), k -> new LinkedHashSet<>()).add(r.id());
+            return;
+        }
+        Set<String> in = pendingByNamespace.get(r.owner().namespace());
+        if (in != null) {
+            in.remove(r.id());
+            if (in.isEmpty()) pendingByNamespace.remove(r.owner().namespace());
+        }
     }
 
     /** Frees a reservation's GPUs; empty if there was none of that id. */
@@ -71,6 +90,7 @@ public final class Ledger {
             if (on.isEmpty()) byNode.remove(r.node());
         }
         if (r.owner().requestUid() != null) byRequest.remove(r.owner().requestUid(), id);
+        indexPending(r, false);
         return Optional.of(r);
     }
 
@@ -81,6 +101,8 @@ public final class Ledger {
             return false;
         }
         byId.put(r.id(), r);
+        indexPending(old, false);
+        indexPending(r, true);
         if (old.owner().requestUid() != null) byRequest.remove(old.owner().requestUid(), r.id());
         if (r.owner().requestUid() != null) byRequest.put(r.owner().requestUid(), r.id());
         return true;
@@ -132,6 +154,15 @@ public final class Ledger {
     public Optional<Reservation> forRequest(String requestUid) {
         String id = requestUid == null ? null : byRequest.get(requestUid);
         return id == null ? Optional.empty() : get(id);
+    }
+
+    /** ACE's entries not tied to a pod yet, made for pods of {@code namespace} (in no promised order). */
+    public List<Reservation> pendingIn(String namespace) {
+        Set<String> ids = namespace == null ? null : pendingByNamespace.get(namespace);
+        if (ids == null) return List.of();
+        List<Reservation> out = new ArrayList<>(ids.size());
+        for (String id : ids) out.add(byId.get(id));
+        return out;
     }
 
     /** Entries on a node, in the order they were recorded. */

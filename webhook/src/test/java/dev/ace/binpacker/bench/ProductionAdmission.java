@@ -17,15 +17,21 @@ import io.fabric8.kubernetes.api.model.Pod;
 
 /**
  * Production's admission engine over a benchmark's fleet ({@link AdmissionWiring} with the packaged settings, as
- * {@code serve} builds it, namespace {@code ml} enforced) and the dry-run review of a vLLM TP pod it is asked about.
+ * {@code serve} builds it, namespace {@code ml} enforced) and the review of a vLLM TP pod it is asked about
+ * (a dry run unless asked otherwise).
  */
 record ProductionAdmission(AdmissionEngine engine, AdmissionRequest review) {
     static ProductionAdmission of(Allocator allocator, int tp) {
+        return of(allocator, tp, true);
+    }
+
+    /** As {@link #of(Allocator, int)}, the review a dry run or not: a committed one reserves the clique it is given. */
+    static ProductionAdmission of(Allocator allocator, int tp, boolean dryRun) {
         ObjectMapper json = Json.newMapper();
         AdmissionEngine engine = AdmissionWiring.of(OfflineConfig.packaged(), AdmissionWiring.Edge.standalone(() -> allocator,
                 new PendingDemand(Metrics.NOOP), json, NamespacePolicies.always(NamespaceMode.ENFORCE), () -> 0L)).engine();
         Pod pod = Pods.gpuPod("vllm/vllm-openai:v0.8.5", "[--model, m, --tensor-parallel-size, '" + tp + "']", Integer.toString(tp), null);
         return new ProductionAdmission(engine, new AdmissionRequest("bench", ReviewCodec.API_VERSION, "Pod", null, "CREATE", "ml",
-                pod.getMetadata().getName(), true, json.valueToTree(pod), pod));
+                pod.getMetadata().getName(), dryRun, json.valueToTree(pod), pod));
     }
 }
