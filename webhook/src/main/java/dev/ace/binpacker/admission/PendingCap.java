@@ -54,7 +54,19 @@ public record PendingCap(int maxWaiting, int maxArriving, long graceMillis, Supp
      * is within its bounds.
      */
     public Optional<String> refusal(String namespace, List<Reservation> pending, long nowMillis) {
+        return refusal(namespace, count(pending, nowMillis));
+    }
+
+    /**
+     * Why a reservation about to be made (not in {@code pending}) must not be, or empty when the namespace has room
+     * for it: judged before anything is reserved or written, so a refusal costs no ledger write and no release.
+     */
+    public Optional<String> refusalOfNew(String namespace, List<Reservation> pending, long nowMillis) {
         Count c = count(pending, nowMillis);
+        return refusal(namespace, new Count(c.waiting(), c.arriving() + 1)); // made now: arriving, as its pod is
+    }
+
+    private Optional<String> refusal(String namespace, Count c) {
         if (graceMillis <= 0) {
             int unseen = c.waiting() + c.arriving();
             return unseen <= maxWaiting ? Optional.empty() : Optional.of(waiting(namespace, unseen - 1));

@@ -115,9 +115,12 @@ public final class PodPolicy {
         String what = describe(c);
         Allocator.Outcome o;
         try {
-            // The lone-GPU rule judges the packer's decision under the same lock hold, before anything is reserved.
-            Allocator.Checked<Decision> checked = a.place(pr, !commit, now,
-                    (al, p) -> inferenceAllowed ? Shapes.loneBatchGpu(al, p, c, warnings) : Optional.empty());
+            // The lone-GPU rule and the namespace cap judge the packer's decision under the same lock hold, before
+            // anything is reserved or written: a refusal costs no ledger write, and no second one to give it back.
+            Allocator.Checked<Decision> checked = a.place(pr, !commit, now, (al, p) -> {
+                Optional<Decision> lone = inferenceAllowed ? Shapes.loneBatchGpu(al, p, c, warnings) : Optional.empty();
+                return lone.isPresent() || !commit ? lone : capBefore(req, al, c, warnings, now);
+            });
             if (checked.veto().isPresent()) return checked.veto().get();
             o = checked.outcome();
         } catch (Allocator.Contended e) {
@@ -128,10 +131,6 @@ public final class PodPolicy {
             warnings.add("the GPUs ACE chose went to other replicas' pods first; pod is gated until ACE's leader places it");
             return gated(req, c, pr, pools, warnings, commit, now, e.getMessage() + " (a burst); the leader places it",
                     Why.Rule.CONTENDED);
-        }
-        if (commit) {
-            Optional<Decision> capped = overCap(req, o, c, warnings, now);
-            if (capped.isPresent()) return capped.get();
         }
         if (o.result() instanceof PlacementResult.Placed p) {
             Pod m = copy(req.pod());
@@ -226,6 +225,16 @@ public final class PodPolicy {
         if (why.isEmpty()) return Optional.empty();
         a.release(o.reservation().id());
         return Optional.of(Decision.deny(c.workloadClass(), why.get(), warnings, Why.Rule.PENDING_CAP));
+    }
+
+    /**
+     * The namespace cap of {@link #overCap}, asked under the allocator lock before a reservation is made ({@link
+     * Allocator.Check}): the namespace's pending entries are read from the ledger's index, so the question costs what
+     * that namespace holds, not what the fleet holds.
+     */
+    Optional<Decision> capBefore(AdmissionRequest req, Allocator al, Classification c, List<String> warnings, long now) {
+        return pendingCap.refusalOfNew(req.namespace(), al.pendingOf(req.namespace()), now)
+                .map(why -> Decision.deny(c.workloadClass(), why, warnings, Why.Rule.PENDING_CAP));
     }
 
     /** Whom a reservation made by this admission request is for: the request, the pod's namespace and (generate)name. */

@@ -47,7 +47,7 @@ final class EngineFixture {
     }
 
     /** Production's wiring ({@link AdmissionWiring}, as {@code serve} and {@code explain} build it) in standalone mode over this fixture's nodes. */
-    private EngineFixture(Map<String, String> settings, ReservationStore store, NodeInfo... nodes) {
+    EngineFixture(Map<String, String> settings, ReservationStore store, NodeInfo... nodes) {
         ClusterState s = new ClusterState();
         for (NodeInfo n : nodes) s.upsert(n);
         allocator = new Allocator(s, PackerConfig.defaults(), store);

@@ -86,4 +86,22 @@ class PendingCapTest {
         out.add(r);
         return out;
     }
+
+    @Test
+    void asking_before_a_reservation_is_made_answers_as_asking_right_after_it_was_made() {
+        java.util.Random rnd = new java.util.Random(31);
+        for (long grace : new long[] {0, GRACE}) {
+            PendingCap cap = new PendingCap(3, 5, grace, () -> r -> r.id().hashCode() % 4 == 0);
+            for (int round = 0; round < 500; round++) {
+                List<Reservation> pending = new ArrayList<>();
+                long now = 60_000;
+                for (int i = rnd.nextInt(12); i > 0; i--) pending.add(made(round * 100 + i, now - rnd.nextInt(10_000)));
+                List<Reservation> after = new ArrayList<>(pending);
+                after.add(made(round * 100 + 99, now));
+                Reservation made = after.get(after.size() - 1);
+                if (made.id().hashCode() % 4 == 0) continue; // a pod seen before its reservation exists cannot happen
+                assertEquals(cap.refusal("ml", after, now), cap.refusalOfNew("ml", pending, now), "round " + round + " grace " + grace);
+            }
+        }
+    }
 }

@@ -5,9 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ace.binpacker.keys.AceKeys;
+import dev.ace.binpacker.placement.Reservation;
+import dev.ace.binpacker.placement.ReservationStore;
 import dev.ace.binpacker.workload.Pods;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -138,6 +141,29 @@ class ShapesAndCapTest {
         assertTrue(f.engine.mutate(f.request(OwnOutputsTest.named(PodPolicyTest.tp(1), "q"), "other", false)).patch() != null);
         EngineFixture.tieToPod(f.allocator, first);
         assertTrue(f.mutate(OwnOutputsTest.named(PodPolicyTest.tp(1), "p3")).patch() != null, "a pod that appeared frees a slot");
+    }
+
+    @Test
+    void a_tp_pod_refused_by_the_cap_is_refused_before_anything_is_written_to_the_shared_ledger() {
+        List<String> written = new java.util.ArrayList<>();
+        List<String> removed = new java.util.ArrayList<>();
+        ReservationStore store = new ReservationStore() {
+            @Override public List<Reservation> commit(Reservation r) { written.add(r.id()); return List.of(); }
+
+            @Override public void remove(Reservation r) { removed.add(r.id()); }
+        };
+        EngineFixture f = new EngineFixture(Map.of("ace.policy.max-pending-per-namespace", "1"), store,
+                EngineFixture.hgx("hgx-0"), EngineFixture.hgx("hgx-1"));
+        assertTrue(f.mutate(OwnOutputsTest.named(PodPolicyTest.tp(2), "p0")).patch() != null);
+        assertEquals(1, written.size(), "the first is committed");
+        AdmissionResult second = f.mutate(OwnOutputsTest.named(PodPolicyTest.tp(2), "p1"));
+        assertFalse(second.allowed());
+        assertTrue(second.message().contains("namespace ml already has 1 GPU reservations waiting for their pods"), second.message());
+        assertEquals(1, written.size(), "the refused one never reached the store");
+        assertEquals(List.of(), removed, "so nothing had to be taken back");
+        assertEquals(1, f.allocator.pendingIn("ml"));
+        AdmissionResult dry = f.engine.mutate(f.request(OwnOutputsTest.named(PodPolicyTest.tp(2), "p2"), "ml", true));
+        assertTrue(dry.allowed(), "a dry run reserves nothing, so the cap does not refuse it: " + dry.message());
     }
 
     @Test
