@@ -19,7 +19,6 @@ public record ReconcilerConfig(long pendingTtlMillis, long absentGraceMillis, lo
                                long tieDelayMillis, long resyncMillis) {
     public static final long EMPTY_REPORT_GRACE_MILLIS = 120_000;
     public static final long RESYNC_MILLIS = 60_000;
-    public static final ReconcilerConfig DEFAULTS = new ReconcilerConfig(300_000, 30_000, 10_000, EMPTY_REPORT_GRACE_MILLIS, 0);
 
     public ReconcilerConfig(long pendingTtlMillis, long absentGraceMillis, long stuckGraceMillis, long emptyReportGraceMillis,
                             long tieDelayMillis) {
