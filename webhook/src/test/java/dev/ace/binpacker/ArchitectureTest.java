@@ -44,15 +44,15 @@ class ArchitectureTest {
     @ArchTest
     static final ArchRule no_room_reaches_back_into_the_composition_root = noClasses()
             .that().resideInAnyPackage(ROOT + ".ledger..", ROOT + ".report..", ROOT + ".node..", ROOT + ".pod..",
-                    ROOT + ".view..", ROOT + ".controller..", ROOT + ".agent..")
+                    ROOT + ".dra..", ROOT + ".view..", ROOT + ".controller..", ROOT + ".agent..")
             .should().dependOnClassesThat().resideInAPackage(ROOT)
             .because("the composition root builds the rooms; a room that read its configuration or wiring back would make a cycle");
 
     @ArchTest
     static final ArchRule leaf_rooms_stand_alone = noClasses()
-            .that().resideInAnyPackage(ROOT + ".ledger..", ROOT + ".report..", ROOT + ".node..", ROOT + ".pod..")
+            .that().resideInAnyPackage(ROOT + ".ledger..", ROOT + ".report..", ROOT + ".node..", ROOT + ".pod..", ROOT + ".dra..")
             .should().dependOnClassesThat().resideInAnyPackage(ROOT + ".view..", ROOT + ".controller..", ROOT + ".agent..")
-            .because("the ledger store, the node report object, what ACE reads from Nodes and writes onto Pods are leaves");
+            .because("the ledger store, the node report object, what ACE reads from Nodes and writes onto Pods, and the DRA translator and claim renderer are leaves");
 
     @ArchTest
     static final ArchRule the_view_does_not_act = noClasses()

@@ -21,13 +21,26 @@ import java.util.TreeSet;
  * @param healthy     GPUs with at least one allocatable device (whole, replica or MIG slice)
  * @param pods        every pod holding an NVIDIA device, sorted by namespace and name
  * @param unmapped    device IDs the agent could not place on a GPU (another plugin's naming, a GPU gone)
+ * @param uuids       each GPU's UUID in index order ({@code uuids.get(i)} is GPU i), what joins a DRA driver's
+ *                    devices to the matrix; empty when the agent did not say (older agents)
  */
 public record NodeReport(long generation, String observedAt, TopologyManagerPolicy policy, int gpuCount,
-                         long healthy, List<PodDevices> pods, List<String> unmapped) {
+                         long healthy, List<PodDevices> pods, List<String> unmapped, List<String> uuids) {
     public NodeReport {
         policy = policy == null ? TopologyManagerPolicy.NONE : policy;
         pods = pods == null ? List.of() : pods.stream().sorted(Comparator.comparing(PodDevices::key)).toList();
         unmapped = unmapped == null ? List.of() : List.copyOf(new TreeSet<>(unmapped));
+        uuids = uuids == null ? List.of() : List.copyOf(uuids);
+        if (!uuids.isEmpty() && uuids.size() != gpuCount) {
+            throw new IllegalArgumentException(uuids.size() + " GPU UUIDs for " + gpuCount + " GPUs");
+        }
+        if (new java.util.HashSet<>(uuids).size() != uuids.size()) throw new IllegalArgumentException("a GPU UUID is listed twice: " + uuids);
+    }
+
+    /** A report without GPU UUIDs (what agents before issue 32 published). */
+    public NodeReport(long generation, String observedAt, TopologyManagerPolicy policy, int gpuCount,
+                      long healthy, List<PodDevices> pods, List<String> unmapped) {
+        this(generation, observedAt, policy, gpuCount, healthy, pods, unmapped, List.of());
     }
 
     /**
@@ -69,11 +82,11 @@ public record NodeReport(long generation, String observedAt, TopologyManagerPoli
     /** Same facts, whatever generation and time: the agent publishes only when this is false. */
     public boolean sameContent(NodeReport o) {
         return o != null && policy == o.policy && gpuCount == o.gpuCount && healthy == o.healthy
-                && pods.equals(o.pods) && unmapped.equals(o.unmapped);
+                && pods.equals(o.pods) && unmapped.equals(o.unmapped) && uuids.equals(o.uuids);
     }
 
     public NodeReport withGeneration(long g, String at) {
-        return new NodeReport(g, at, policy, gpuCount, healthy, pods, unmapped);
+        return new NodeReport(g, at, policy, gpuCount, healthy, pods, unmapped, uuids);
     }
 
     /**
@@ -109,7 +122,17 @@ public record NodeReport(long generation, String observedAt, TopologyManagerPoli
             int slash = key.indexOf('/');
             pods.add(new PodDevices(key.substring(0, slash), key.substring(slash + 1), m[0], m[1], m[2]));
         });
-        return new NodeReport(0, null, policy, inventory.gpuCount(), healthy, pods, unmapped);
+        return new NodeReport(0, null, policy, inventory.gpuCount(), healthy, pods, unmapped, uuidsInIndexOrder(inventory));
+    }
+
+    /** GPU i's UUID at position i; empty when nvidia-smi's indices are not 0..n-1 (then nothing is joined by UUID). */
+    static List<String> uuidsInIndexOrder(GpuInventory inventory) {
+        String[] byIndex = new String[inventory.gpuCount()];
+        for (GpuInventory.Gpu g : inventory.gpus()) {
+            if (g.index() < 0 || g.index() >= byIndex.length || byIndex[g.index()] != null) return List.of();
+            byIndex[g.index()] = g.uuid();
+        }
+        return List.of(byIndex);
     }
 
     /** 0 whole, 1 shared replica, 2 MIG slice. */

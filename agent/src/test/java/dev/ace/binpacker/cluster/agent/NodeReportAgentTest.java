@@ -163,6 +163,7 @@ class NodeReportAgentTest {
         assertEquals(GpuBoard.mask(2), r.pod("ml", "vllm").orElseThrow().gpus());
         assertTrue(r.pod("ml", "elsewhere").isEmpty());
         assertEquals(List.of("MIG-42f0f413-f7b0-58cc-aced-c1d1fb54db26::0"), r.unmapped());
+        assertEquals(List.of(SHARED_GPU, MIG_PARENT, WHOLE_GPU), r.uuids(), "GPU i's UUID at i, published for the DRA join");
         assertEquals(GpuBoard.mask(0, 1, 2), r.healthy());
     }
 

@@ -15,7 +15,8 @@ import java.util.Optional;
  * The {@code ace.dev/gpu-allocation} node annotation: a {@link NodeReport} as compact JSON, GPU
  * sets as index lists, empty lists left out:
  * {@code {"generation":3,"observedAt":"...","topologyManagerPolicy":"none","gpus":8,"healthy":[0,..,7],
- * "pods":[{"namespace":"ml","name":"vllm-0","gpus":[4,5,6,7]},{"namespace":"ml","name":"embed","shared":[1]}],"unmapped":[]}}.
+ * "pods":[{"namespace":"ml","name":"vllm-0","gpus":[4,5,6,7]},{"namespace":"ml","name":"embed","shared":[1]}],"unmapped":[],
+ * "uuids":["GPU-...",..]}} ({@code uuids}: GPU i's UUID at position i, left out when unknown).
  */
 public final class NodeReportJson {
     private static final ObjectMapper MAPPER = new ObjectMapper();
@@ -47,6 +48,10 @@ public final class NodeReportJson {
             ArrayNode u = o.putArray("unmapped");
             r.unmapped().forEach(u::add);
         }
+        if (!r.uuids().isEmpty()) {
+            ArrayNode u = o.putArray("uuids");
+            r.uuids().forEach(u::add);
+        }
         return o;
     }
 
@@ -65,10 +70,15 @@ public final class NodeReportJson {
             }
             List<String> unmapped = new ArrayList<>();
             for (JsonNode u : n.path("unmapped")) unmapped.add(u.asText());
+            List<String> uuids = new ArrayList<>();
+            for (JsonNode u : n.path("uuids")) {
+                if (!u.isTextual() || !u.asText().startsWith("GPU-")) return Optional.empty();
+                uuids.add(u.asText());
+            }
             return Optional.of(new NodeReport(n.path("generation").asLong(),
                     n.hasNonNull("observedAt") ? n.get("observedAt").asText() : null,
                     TopologyManagerPolicy.parseOrNone(n.path("topologyManagerPolicy").asText(null)),
-                    n.path("gpus").asInt(0), mask(n.path("healthy")), pods, unmapped));
+                    n.path("gpus").asInt(0), mask(n.path("healthy")), pods, unmapped, uuids));
         } catch (Exception e) {
             return Optional.empty();
         }

@@ -33,6 +33,20 @@ class NodeReportJsonTest {
     }
 
     @Test
+    @DisplayName("GPU UUIDs in index order round-trip; a UUID list that does not fit the GPUs reads as no report")
+    void uuids() {
+        List<String> u = java.util.stream.IntStream.range(0, 8).mapToObj(i -> "GPU-0000000" + i + "-0000-4000-8000-000000000000").toList();
+        NodeReport r = new NodeReport(3, null, TopologyManagerPolicy.NONE, 8, 0, List.of(), List.of(), u);
+        String json = NodeReportJson.write(r);
+        assertTrue(json.contains("\"uuids\":[\"GPU-00000000-"), json);
+        assertEquals(u, NodeReportJson.read(json).orElseThrow().uuids());
+        assertTrue(!r.sameContent(new NodeReport(3, null, TopologyManagerPolicy.NONE, 8, 0, List.of(), List.of())), "a UUID change is a change");
+        assertTrue(NodeReportJson.read("{\"generation\":1,\"gpus\":2,\"uuids\":[\"GPU-1\"]}").isEmpty(), "1 UUID for 2 GPUs");
+        assertTrue(NodeReportJson.read("{\"generation\":1,\"gpus\":1,\"uuids\":[\"x'] || true\"]}").isEmpty(), "not a GPU UUID");
+        assertTrue(NodeReportJson.read("{\"generation\":1,\"gpus\":2,\"uuids\":[\"GPU-1\",\"GPU-1\"]}").isEmpty(), "listed twice");
+    }
+
+    @Test
     @DisplayName("Anything that is not a report (someone's hand edit, an index out of range) reads as no report")
     void refusesOtherText() {
         assertTrue(NodeReportJson.read("not json").isEmpty());
