@@ -29,6 +29,7 @@ public final class LayoutPlanner {
     private final PlannerConfig config;
     private final Map<String, List<MigConfig>> allowed = new HashMap<>();
     private final Map<String, MigConfig> byName = new LinkedHashMap<>();
+    private final Map<String, Integer> freeRuns = new HashMap<>();
 
     /** @param allowed the configs the operator names; each must fit every model it is used on */
     public LayoutPlanner(PlannerConfig config, List<MigConfig> allowed) {
@@ -57,32 +58,54 @@ public final class LayoutPlanner {
         Map<String, Integer> atStart = Map.copyOf(need);
         idle.sort(Comparator.comparingInt((PoolNode n) -> -value(configOf(n), atStart, n.gpus(), n.geometry())).thenComparing(PoolNode::name));
         List<Recommendation> changes = new ArrayList<>();
+        // First every idle node whose config serves some of the need keeps it, and what it serves is
+        // taken off. Then each of them may change, judged on what is left plus what it served itself
+        // (its own share, not one another node already serves: that swap is how a steady mix flaps).
+        // Last, the nodes that served nothing, for what is left.
+        List<PoolNode> deferred = new ArrayList<>();
+        Map<PoolNode, Map<String, Integer>> kept = new LinkedHashMap<>();
         for (PoolNode n : idle) {
-            MigConfig cur = configOf(n);
-            int curValue = value(cur, need, n.gpus(), n.geometry());
-            MigConfig best = cur;
-            int bestValue = curValue;
-            for (MigConfig c : allowedFor(n.geometry())) {
-                int v = value(c, need, n.gpus(), n.geometry());
-                if (v > bestValue || v == bestValue && v > 0 && better(c, best, n.geometry(), need, n.gpus())) {
-                    best = c;
-                    bestValue = v;
-                }
+            Map<String, Integer> served = served(configOf(n), need, n.gpus());
+            if (served.isEmpty()) deferred.add(n);
+            else {
+                kept.put(n, served);
+                served.forEach((k, v) -> need.merge(k, -v, Integer::sum));
             }
-            boolean change = best != cur && bestValue > (1 + config.margin()) * curValue && inChange < config.budget();
-            MigConfig chosen = change ? best : cur;
-            if (change) {
-                inChange++;
-                changes.add(new Recommendation(n.name(), cur == null ? "" : cur.name(), best.name(), reason(n, cur, curValue, best, bestValue, need)));
-            }
-            subtract(need, chosen, n.gpus());
         }
+        int[] budget = {inChange};
+        kept.forEach((n, served) -> {
+            served.forEach((k, v) -> need.merge(k, v, Integer::sum));
+            decide(n, need, changes, budget);
+        });
+        for (PoolNode n : deferred) decide(n, need, changes, budget);
         need.values().removeIf(v -> v <= 0);
         return new Plan(List.copyOf(changes), Map.copyOf(need));
     }
 
+    private void decide(PoolNode n, Map<String, Integer> need, List<Recommendation> changes, int[] inChange) {
+        MigConfig cur = configOf(n);
+        int curValue = value(cur, need, n.gpus(), n.geometry());
+        MigConfig best = cur;
+        int bestValue = curValue;
+        for (MigConfig c : allowedFor(n.geometry())) {
+            int v = value(c, need, n.gpus(), n.geometry());
+            if (v > bestValue || v == bestValue && v > 0 && better(c, best, n.geometry(), need, n.gpus())) {
+                best = c;
+                bestValue = v;
+            }
+        }
+        boolean change = best != cur && bestValue > (1 + config.margin()) * curValue && inChange[0] < config.budget();
+        if (change) {
+            inChange[0]++;
+            changes.add(new Recommendation(n.name(), n.config() == null ? "" : n.config(), best.name(), reason(n, cur, curValue, best, bestValue, need)));
+        }
+        subtract(need, change ? best : cur, n.gpus());
+    }
+
+    /** The node's config, or null when it is none the operator allows or its GPUs cannot hold it. */
     private MigConfig configOf(PoolNode n) {
-        return n.config() == null ? null : byName.get(n.config());
+        MigConfig c = n.config() == null ? null : byName.get(n.config());
+        return c != null && allowedFor(n.geometry()).contains(c) ? c : null;
     }
 
     /** Compute slices of {@code need} that {@code gpus} GPUs with config {@code c} serve. */
@@ -91,35 +114,49 @@ public final class LayoutPlanner {
         int v = 0;
         for (var e : c.devices().entrySet()) {
             if (g.shape(e.getKey()).isEmpty()) return 0;
-            v += Math.min(need.getOrDefault(e.getKey(), 0), e.getValue() * gpus) * g.require(e.getKey()).profile().computeSlices();
+            v += Math.min(Math.max(0, need.getOrDefault(e.getKey(), 0)), e.getValue() * gpus) * g.require(e.getKey()).profile().computeSlices();
         }
         return v;
     }
 
-    private static boolean better(MigConfig a, MigConfig b, MigGeometry g, Map<String, Integer> need, int gpus) {
+    private boolean better(MigConfig a, MigConfig b, MigGeometry g, Map<String, Integer> need, int gpus) {
         if (b == null) return true;
-        int ra = a.layout(g).largestFreeRun(), rb = b.layout(g).largestFreeRun();
+        int ra = freeRun(a, g), rb = freeRun(b, g);
         if (ra != rb) return ra > rb;
         int wa = unasked(a, need, gpus), wb = unasked(b, need, gpus);
         if (wa != wb) return wa < wb;
         return a.name().compareTo(b.name()) < 0;
     }
 
+    private int freeRun(MigConfig c, MigGeometry g) {
+        return freeRuns.computeIfAbsent(g.model() + "/" + c.name(), k -> c.layout(g).largestFreeRun());
+    }
+
     private static int unasked(MigConfig c, Map<String, Integer> need, int gpus) {
         int w = 0;
-        for (var e : c.devices().entrySet()) w += Math.max(0, e.getValue() * gpus - need.getOrDefault(e.getKey(), 0));
+        for (var e : c.devices().entrySet()) w += Math.max(0, e.getValue() * gpus - Math.max(0, need.getOrDefault(e.getKey(), 0)));
         return w;
     }
 
     private static void subtract(Map<String, Integer> need, MigConfig c, int gpus) {
-        if (c == null) return;
-        for (var e : c.devices().entrySet()) need.computeIfPresent(e.getKey(), (k, v) -> v - e.getValue() * gpus);
+        served(c, need, gpus).forEach((k, v) -> need.merge(k, -v, Integer::sum));
+    }
+
+    /** Instances of {@code need} that {@code gpus} GPUs with config {@code c} serve, by profile (none zero). */
+    private static Map<String, Integer> served(MigConfig c, Map<String, Integer> need, int gpus) {
+        Map<String, Integer> out = new TreeMap<>();
+        if (c == null) return out;
+        for (var e : c.devices().entrySet()) {
+            int v = Math.min(Math.max(0, need.getOrDefault(e.getKey(), 0)), e.getValue() * gpus);
+            if (v > 0) out.put(e.getKey(), v);
+        }
+        return out;
     }
 
     private static String reason(PoolNode n, MigConfig cur, int curValue, MigConfig best, int bestValue, Map<String, Integer> need) {
         Map<String, Integer> wanted = new TreeMap<>();
         need.forEach((k, v) -> { if (v > 0) wanted.put(k, v); });
         return String.format(Locale.ROOT, "idle node; persisted unmet demand %s: %s serves %d compute slices of it on %d GPUs, %s serves %d",
-                wanted, best.name(), bestValue, n.gpus(), cur == null ? "no config" : cur.name(), curValue);
+                wanted, best.name(), bestValue, n.gpus(), cur == null ? "its current config (" + n.config() + ", not allowed or not holdable)" : cur.name(), curValue);
     }
 }
