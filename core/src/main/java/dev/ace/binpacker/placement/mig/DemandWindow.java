@@ -1,6 +1,8 @@
 package dev.ace.binpacker.placement.mig;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Deque;
 import java.util.Map;
 import java.util.Optional;
@@ -8,19 +10,29 @@ import java.util.TreeMap;
 
 /**
  * MIG instances the pool's small pods wanted (running plus waiting, by profile), sampled over
- * time. The planner acts on what persisted: per profile the least wanted over the whole window, so a
- * burst shorter than the window changes no layout. Until the samples cover a whole window there is
- * no persisted demand at all.
+ * time. The planner acts on what persisted: per profile the least wanted over a whole window, so a
+ * burst shorter than the window changes no layout. A level that persisted is remembered for
+ * {@code memorySeconds} more: the planner provisions for the highest persisted level of that
+ * time, so demand that comes back every few hours does not wait for the window each time, and a
+ * drop does not recut nodes at once. Until the samples cover a whole window there is no persisted
+ * demand at all.
  */
 public final class DemandWindow {
     private record Sample(long at, Map<String, Integer> wanted) {}
 
     private final long windowSeconds;
+    private final long memorySeconds;
     private final Deque<Sample> samples = new ArrayDeque<>();
 
-    public DemandWindow(long windowSeconds) {
-        if (windowSeconds < 0) throw new IllegalArgumentException("the demand window cannot be negative: " + windowSeconds);
+    /** A window with no memory: what persisted over the last window only. */
+    public DemandWindow(long windowSeconds) { this(windowSeconds, 0); }
+
+    public DemandWindow(long windowSeconds, long memorySeconds) {
+        if (windowSeconds < 0 || memorySeconds < 0) {
+            throw new IllegalArgumentException("the demand window and memory cannot be negative: " + windowSeconds + ", " + memorySeconds);
+        }
         this.windowSeconds = windowSeconds;
+        this.memorySeconds = memorySeconds;
     }
 
     /** Records what was wanted at {@code at} seconds; samples must come in time order. */
@@ -33,29 +45,30 @@ public final class DemandWindow {
         }
         samples.addLast(new Sample(at, Map.copyOf(wanted)));
         // keep the newest sample at or before the window's start: it says what held at that start
-        while (samples.size() > 1 && secondOldest().at() <= at - windowSeconds) samples.pollFirst();
+        while (samples.size() > 1 && secondOldest().at() <= at - windowSeconds - memorySeconds) samples.pollFirst();
     }
 
-    /** Per profile the least wanted over the window ending at the last sample; empty until the window is covered. */
+    /**
+     * Per profile the highest, over the memory, of the least wanted over a window; empty until the
+     * samples cover one window.
+     */
     public Optional<Map<String, Integer>> persisted() {
         if (samples.isEmpty()) return Optional.empty();
         long last = samples.peekLast().at();
         if (samples.peekFirst().at() > last - windowSeconds) return Optional.empty();
-        Map<String, Integer> min = null;
-        for (Sample s : samples) {
-            if (min == null) {
-                min = new TreeMap<>(s.wanted());
-                continue;
+        List<Sample> all = new ArrayList<>(samples);
+        Map<String, Integer> out = new TreeMap<>();
+        for (int end = all.size() - 1; end >= 0 && all.get(end).at() >= last - memorySeconds; end--) {
+            long from = all.get(end).at() - windowSeconds;
+            if (all.get(0).at() > from) break;
+            Map<String, Integer> min = new TreeMap<>(all.get(end).wanted());
+            for (int i = end - 1; i >= 0; i--) {
+                for (var e : min.entrySet()) e.setValue(Math.min(e.getValue(), all.get(i).wanted().getOrDefault(e.getKey(), 0)));
+                if (all.get(i).at() <= from) break;
             }
-            for (var it = min.entrySet().iterator(); it.hasNext(); ) {
-                var e = it.next();
-                int v = Math.min(e.getValue(), s.wanted().getOrDefault(e.getKey(), 0));
-                if (v == 0) it.remove();
-                else e.setValue(v);
-            }
+            min.forEach((k, v) -> { if (v > 0) out.merge(k, v, Math::max); });
         }
-        min.values().removeIf(v -> v == 0);
-        return Optional.of(Map.copyOf(min));
+        return Optional.of(Map.copyOf(out));
     }
 
     private Sample secondOldest() {

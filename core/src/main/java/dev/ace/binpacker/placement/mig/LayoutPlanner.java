@@ -20,7 +20,9 @@ import java.util.TreeMap;
  * unless another allowed one serves more than {@code 1 + margin} times its compute slices of the
  * need, within the budget of nodes in change. The pick serves the most compute slices of need per
  * node (so the fewest GPUs serve it), then leaves the longest free run on each GPU, then cuts the
- * fewest instances nobody asked for. It only recommends: acting on a node is the caller's.
+ * fewest instances nobody asked for. When demand is still unserved, a node with running pods may be
+ * named too, to be cordoned and changed once its pods have finished ({@link Recommendation#drainFirst}):
+ * the planner never changes a node that runs pods. It only recommends: acting on a node is the caller's.
  */
 public final class LayoutPlanner {
     /** What the planner decided: the changes and the persisted demand no node serves afterwards. */
@@ -49,11 +51,17 @@ public final class LayoutPlanner {
     public Plan plan(List<PoolNode> nodes, DemandWindow demand) {
         Map<String, Integer> need = new TreeMap<>(demand.persisted().orElse(Map.of()));
         List<PoolNode> idle = new ArrayList<>();
+        Map<PoolNode, Map<String, Integer>> busy = new LinkedHashMap<>();
         int inChange = 0;
         for (PoolNode n : nodes) {
             if (n.changing()) inChange++;
-            if (n.changing() || n.runningPods() > 0) subtract(need, configOf(n), n.gpus());
-            else idle.add(n);
+            if (n.changing() || n.runningPods() > 0) {
+                Map<String, Integer> served = served(configOf(n), need, n.gpus());
+                served.forEach((k, v) -> need.merge(k, -v, Integer::sum));
+                if (!n.changing()) busy.put(n, served);
+            } else {
+                idle.add(n);
+            }
         }
         Map<String, Integer> atStart = Map.copyOf(need);
         idle.sort(Comparator.comparingInt((PoolNode n) -> -value(configOf(n), atStart, n.gpus(), n.geometry())).thenComparing(PoolNode::name));
@@ -78,6 +86,17 @@ public final class LayoutPlanner {
             decide(n, need, changes, budget);
         });
         for (PoolNode n : deferred) decide(n, need, changes, budget);
+        // Demand still unserved and budget left: a busy node, fewest pods first, may be cordoned to
+        // change once its pods have finished (never evicted). It is judged on its own share, as above.
+        if (config.drain() && need.values().stream().anyMatch(v -> v > 0)) {
+            List<PoolNode> order = new ArrayList<>(busy.keySet());
+            order.sort(Comparator.comparingInt(PoolNode::runningPods).thenComparing(PoolNode::name));
+            for (PoolNode n : order) {
+                if (budget[0] >= config.budget()) break;
+                busy.get(n).forEach((k, v) -> need.merge(k, v, Integer::sum));
+                decide(n, need, changes, budget);
+            }
+        }
         need.values().removeIf(v -> v <= 0);
         return new Plan(List.copyOf(changes), Map.copyOf(need));
     }
@@ -97,7 +116,8 @@ public final class LayoutPlanner {
         boolean change = best != cur && bestValue > (1 + config.margin()) * curValue && inChange[0] < config.budget();
         if (change) {
             inChange[0]++;
-            changes.add(new Recommendation(n.name(), n.config() == null ? "" : n.config(), best.name(), reason(n, cur, curValue, best, bestValue, need)));
+            changes.add(new Recommendation(n.name(), n.config() == null ? "" : n.config(), best.name(), n.runningPods() > 0,
+                    reason(n, cur, curValue, best, bestValue, need)));
         }
         subtract(need, change ? best : cur, n.gpus());
     }
@@ -156,7 +176,8 @@ public final class LayoutPlanner {
     private static String reason(PoolNode n, MigConfig cur, int curValue, MigConfig best, int bestValue, Map<String, Integer> need) {
         Map<String, Integer> wanted = new TreeMap<>();
         need.forEach((k, v) -> { if (v > 0) wanted.put(k, v); });
-        return String.format(Locale.ROOT, "idle node; persisted unmet demand %s: %s serves %d compute slices of it on %d GPUs, %s serves %d",
+        return String.format(Locale.ROOT, (n.runningPods() > 0 ? "drain first (" + n.runningPods() + " pods running, none evicted)" : "idle node")
+                + "; persisted unmet demand %s: %s serves %d compute slices of it on %d GPUs, %s serves %d",
                 wanted, best.name(), bestValue, n.gpus(), cur == null ? "its current config (" + n.config() + ", not allowed or not holdable)" : cur.name(), curValue);
     }
 }

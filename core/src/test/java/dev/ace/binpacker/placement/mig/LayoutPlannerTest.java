@@ -39,13 +39,22 @@ class LayoutPlannerTest {
     }
 
     @Test
-    void aNodeWithRunningPodsOrInChangeIsNeverChangedAndTheBudgetHolds() {
+    void aNodeWithRunningPodsIsOnlyDrainedFirstAndTheBudgetHolds() {
         LayoutPlanner p = new LayoutPlanner(new PlannerConfig(0.25, 3600, 2), MigConfig.defaults(H100));
         List<PoolNode> nodes = List.of(new PoolNode("busy", H100, 4, "all-1g.10gb", 1, false),
                 new PoolNode("moving", H100, 4, "all-1g.10gb", 0, true), idle("a", "all-1g.10gb"), idle("b", "all-1g.10gb"));
         var plan = p.plan(nodes, steady(3600, Map.of("3g.40gb", 16)));
         assertEquals(List.of("a"), plan.changes().stream().map(Recommendation::node).toList(), "budget 2, one already in change");
+        assertFalse(plan.changes().get(0).drainFirst());
         assertEquals(Map.of("3g.40gb", 8), plan.unserved());
+        var wider = new LayoutPlanner(new PlannerConfig(0.25, 3600, 4), MigConfig.defaults(H100)).plan(nodes, steady(3600, Map.of("3g.40gb", 16)));
+        assertEquals(List.of("a", "b"), wider.changes().stream().map(Recommendation::node).toList(), "two idle nodes serve all 16: nothing to drain");
+        assertEquals(2, new LayoutPlanner(new PlannerConfig(0.25, 3600, 4), MigConfig.defaults(H100)).plan(nodes, steady(3600, Map.of("3g.40gb", 24))).changes().size(),
+                "without drain, the busy node is left alone");
+        var more = new LayoutPlanner(new PlannerConfig(0.25, 3600, 4, true), MigConfig.defaults(H100)).plan(nodes, steady(3600, Map.of("3g.40gb", 24)));
+        Recommendation drain = more.changes().get(2);
+        assertEquals("busy", drain.node());
+        assertTrue(drain.drainFirst() && drain.reason().startsWith("drain first (1 pods running"), drain.reason());
     }
 
     @Test
@@ -107,7 +116,7 @@ class LayoutPlannerTest {
                 }
                 allowed.add(new MigConfig("custom-" + k, d));
             }
-            LayoutPlanner p = new LayoutPlanner(new PlannerConfig(r.nextDouble(), 600, 100), allowed);
+            LayoutPlanner p = new LayoutPlanner(new PlannerConfig(r.nextDouble(), 600, 100, r.nextBoolean()), allowed);
             Map<String, Integer> need = new TreeMap<>();
             for (var s : g.shapes()) if (r.nextInt(3) == 0) need.put(s.profile().name(), 1 + r.nextInt(30));
             List<PoolNode> nodes = new ArrayList<>();
@@ -123,7 +132,7 @@ class LayoutPlannerTest {
             for (PoolNode n : nodes) finalConfig.put(n.name(), n.config());
             for (Recommendation rec : plan.changes()) {
                 PoolNode n = nodes.stream().filter(x -> x.name().equals(rec.node())).findFirst().orElseThrow();
-                assertEquals(0, n.runningPods(), "changed a node with running pods");
+                assertEquals(n.runningPods() > 0, rec.drainFirst(), "a node with running pods is only ever drained first");
                 MigConfig c = allowed.stream().filter(x -> x.name().equals(rec.to())).findFirst().orElseThrow();
                 assertTrue(c.tryLayout(g).isPresent(), g.model() + " cannot hold " + c);
                 finalConfig.put(rec.node(), rec.to());
