@@ -33,7 +33,7 @@ import java.util.Locale;
 public final class SimulateCommand implements Command {
     /** {@code help simulate}; the simulator is its own jar (sim/target/ace-sim.jar, {@code bin/ace simulate}). */
     public static final CommandHelp HELP = new CommandHelp("simulate", "replay cluster traces through ACE and the baselines",
-            "usage: simulate --trace openb-<variant>|POD_LIST.csv|fleet|fleet:FILE.csv [options]", """
+            "usage: simulate --trace openb-<variant>|POD_LIST.csv|fleet|fleet:FILE.csv|slicing [options]", """
                     Replays the Alibaba openb pod lists (FGD's protocol) or a generated TP inference fleet
                     through ACE's allocator and the baselines (FGD, Kubernetes, HiveD, ...). See
                     docs/benchmarks.md for every table's command.
@@ -48,6 +48,8 @@ public final class SimulateCommand implements Command {
                       --ignore-memory     openb: no policy checks pods' memory (by default every one does, as kube-scheduler's NodeResourcesFit)
                       --pods N --rate R --mix share=25,single=30,tp2=17,tp4=17,tp8=7,batch=4   fleet traces
                       --generate-fleet FILE.csv --seed N   write a fleet trace and stop
+                      --trace slicing[:openb-VARIANT] [--pods 2000 --rate 60 --wait-p95 5 --gpus-per-node 4]
+                                          protocol C: GPUs a MIG/MPS slicing pool needs (docs/benchmarks.md)
                       --optimal NODES [--time-limit 60]    CP-SAT bound on a sub-cluster
 
                     exit: 0 done, 1 unreadable trace, 2 usage error""");
@@ -70,10 +72,20 @@ public final class SimulateCommand implements Command {
         double timeLimit = 60;
         String waitBound = null;
         Integer hgx = null; // HGX boards of protocol B's fleet; null = the protocol's
+        boolean policiesGiven = false;
+        double waitP95 = 5;
+        int gpusPerNode = 4;
+        Integer podsGiven = null;
+        Double rateGiven = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--trace" -> trace = args[++i];
-                case "--policies" -> policies = args[++i];
+                case "--policies" -> {
+                    policies = args[++i];
+                    policiesGiven = true;
+                }
+                case "--wait-p95" -> waitP95 = Double.parseDouble(args[++i]);
+                case "--gpus-per-node" -> gpusPerNode = Integer.parseInt(args[++i]);
                 case "--seeds" -> seeds = seeds(args[++i]);
                 case "--arrival" -> arrival = Double.parseDouble(args[++i]);
                 case "--json" -> json = true;
@@ -83,8 +95,8 @@ public final class SimulateCommand implements Command {
                 case "--generate-fleet" -> generate = Path.of(args[++i]);
                 case "--seed" -> seeds = seeds(args[++i]);
                 case "--mix" -> mix = args[++i];
-                case "--pods" -> fleetPods = Integer.parseInt(args[++i]);
-                case "--rate" -> rate = Double.parseDouble(args[++i]);
+                case "--pods" -> podsGiven = fleetPods = Integer.parseInt(args[++i]);
+                case "--rate" -> rateGiven = rate = Double.parseDouble(args[++i]);
                 case "--optimal" -> optimalNodes = Integer.parseInt(args[++i]);
                 case "--time-limit" -> timeLimit = Double.parseDouble(args[++i]);
                 case "--wait-bound" -> waitBound = args[++i];
@@ -105,6 +117,15 @@ public final class SimulateCommand implements Command {
         if (trace == null) {
             usage(err);
             return 2;
+        }
+        if (trace.equals("slicing") || trace.startsWith("slicing:")) {
+            List<String> names = policiesGiven ? List.of(policies.split(",")) : dev.ace.binpacker.sim.ProtocolC.POLICIES;
+            int n = podsGiven == null ? 2000 : podsGiven;
+            double r = rateGiven == null ? 60 : rateGiven;
+            var rs = dev.ace.binpacker.sim.ProtocolCReport.run(dev.ace.binpacker.sim.ProtocolCReport.source(trace, data), seeds, n, r,
+                    gpusPerNode, waitP95, names, err);
+            dev.ace.binpacker.sim.ProtocolCReport.table(out, trace, seeds, n, r, waitP95, gpusPerNode, rs);
+            return 0;
         }
         if (trace.equals("fleet") || trace.startsWith("fleet:")) {
             List<List<FleetPod>> traces = new ArrayList<>();
