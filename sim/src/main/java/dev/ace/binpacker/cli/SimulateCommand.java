@@ -48,7 +48,7 @@ public final class SimulateCommand implements Command {
                       --ignore-memory     openb: no policy checks pods' memory (by default every one does, as kube-scheduler's NodeResourcesFit)
                       --pods N --rate R --mix share=25,single=30,tp2=17,tp4=17,tp8=7,batch=4   fleet traces
                       --generate-fleet FILE.csv --seed N   write a fleet trace and stop
-                      --trace slicing[:openb-VARIANT] [--pods 2000 --rate 60 --wait-p95 5 --gpus-per-node 4]
+                      --trace slicing[:openb-VARIANT] [--pods 2000 --rate 60 --wait-p95 5 --gpus-per-node 4 --planner-window 1800]
                                           protocol C: GPUs a MIG/MPS slicing pool needs (docs/benchmarks.md)
                       --optimal NODES [--time-limit 60]    CP-SAT bound on a sub-cluster
 
@@ -75,6 +75,7 @@ public final class SimulateCommand implements Command {
         boolean policiesGiven = false;
         double waitP95 = 5;
         int gpusPerNode = 4;
+        long plannerWindow = 1800;
         Integer podsGiven = null;
         Double rateGiven = null;
         for (int i = 0; i < args.length; i++) {
@@ -86,6 +87,7 @@ public final class SimulateCommand implements Command {
                 }
                 case "--wait-p95" -> waitP95 = Double.parseDouble(args[++i]);
                 case "--gpus-per-node" -> gpusPerNode = Integer.parseInt(args[++i]);
+                case "--planner-window" -> plannerWindow = Long.parseLong(args[++i]);
                 case "--seeds" -> seeds = seeds(args[++i]);
                 case "--arrival" -> arrival = Double.parseDouble(args[++i]);
                 case "--json" -> json = true;
@@ -123,8 +125,8 @@ public final class SimulateCommand implements Command {
             int n = podsGiven == null ? 2000 : podsGiven;
             double r = rateGiven == null ? 60 : rateGiven;
             var rs = dev.ace.binpacker.sim.ProtocolCReport.run(dev.ace.binpacker.sim.ProtocolCReport.source(trace, data), seeds, n, r,
-                    gpusPerNode, waitP95, names, err);
-            dev.ace.binpacker.sim.ProtocolCReport.table(out, trace, seeds, n, r, waitP95, gpusPerNode, rs);
+                    gpusPerNode, waitP95, plannerWindow, names, err);
+            dev.ace.binpacker.sim.ProtocolCReport.table(out, trace, seeds, n, r, waitP95, gpusPerNode, plannerWindow, rs);
             return 0;
         }
         if (trace.equals("fleet") || trace.startsWith("fleet:")) {

@@ -24,14 +24,18 @@ public final class ProtocolC {
     /** mig-manager's drain, reconfigure and return, as the simulator charges it. */
     static final double RECONFIGURE_SECONDS = 900;
     static final PlannerConfig PLANNER = new PlannerConfig(0.25, 1800, 2, false);
-    static final PlannerConfig PLANNER_DRAIN = new PlannerConfig(0.25, 1800, 2, true);
+    private final PlannerConfig planner;
     /** The planner provisions for the highest level that persisted 30 min in the last 6 h. */
     static final long PLANNER_MEMORY_SECONDS = 6 * 3600;
 
     private final int gpusPerNode;
     private final double waitBoundMinutes;
 
-    public ProtocolC(int gpusPerNode, double waitBoundMinutes) {
+    public ProtocolC(int gpusPerNode, double waitBoundMinutes) { this(gpusPerNode, waitBoundMinutes, PLANNER.windowSeconds()); }
+
+    /** @param plannerWindowSeconds how long demand must persist before the planner acts on it */
+    public ProtocolC(int gpusPerNode, double waitBoundMinutes, long plannerWindowSeconds) {
+        this.planner = new PlannerConfig(PLANNER.margin(), plannerWindowSeconds, PLANNER.budget(), false);
         if (gpusPerNode < 1 || !(waitBoundMinutes >= 0)) throw new IllegalArgumentException("protocol C needs GPUs per node >= 1 and a wait bound >= 0");
         this.gpusPerNode = gpusPerNode;
         this.waitBoundMinutes = waitBoundMinutes;
@@ -139,8 +143,9 @@ public final class ProtocolC {
             case "mps" -> n -> SimpleSlicers.mps(n * g);
             case "mig-first-fit" -> n -> SimpleSlicers.dynamic(n * g, false);
             case "mig-keep-room" -> n -> SimpleSlicers.dynamic(n * g, true);
-            case "ace-planner" -> n -> new LayoutSlicer(java.util.Collections.nCopies(n, "all-balanced"), g, PLANNER, RECONFIGURE_SECONDS);
-            case "ace-planner-drain" -> n -> new LayoutSlicer(java.util.Collections.nCopies(n, "all-balanced"), g, PLANNER_DRAIN, RECONFIGURE_SECONDS);
+            case "ace-planner" -> n -> new LayoutSlicer(java.util.Collections.nCopies(n, "all-balanced"), g, planner, RECONFIGURE_SECONDS);
+            case "ace-planner-drain" -> n -> new LayoutSlicer(java.util.Collections.nCopies(n, "all-balanced"), g,
+                    new PlannerConfig(planner.margin(), planner.windowSeconds(), planner.budget(), true), RECONFIGURE_SECONDS);
             case "static-hindsight" -> n -> StaticHindsight.best(pods, n, g);
             default -> throw new IllegalArgumentException("unknown protocol C policy " + policy + "; known: " + POLICIES);
         };

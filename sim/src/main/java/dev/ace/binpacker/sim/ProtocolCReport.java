@@ -22,13 +22,13 @@ public final class ProtocolCReport {
     }
 
     public static List<ProtocolC.Result> run(Path source, List<Long> seeds, int pods, double perHour, int gpusPerNode,
-                                             double waitP95, List<String> policies, PrintStream err) throws IOException {
+                                             double waitP95, long plannerWindow, List<String> policies, PrintStream err) throws IOException {
         if (!Files.exists(source)) throw new IOException("no pod list " + source);
         for (String p : policies) {
             if (!ProtocolC.POLICIES.contains(p)) throw new IllegalArgumentException("unknown protocol C policy " + p + "; known: " + ProtocolC.POLICIES);
         }
         List<SlicingTrace.Share> shares = SlicingTrace.shares(source);
-        ProtocolC c = new ProtocolC(gpusPerNode, waitP95);
+        ProtocolC c = new ProtocolC(gpusPerNode, waitP95, plannerWindow);
         List<ProtocolC.Result> out = new ArrayList<>();
         for (long seed : seeds) {
             List<SlicingTrace.Pod> trace = SlicingTrace.generate(shares, seed, pods, perHour);
@@ -40,9 +40,9 @@ public final class ProtocolCReport {
 
     /** GPUs needed per policy over seeds (mean, min-max), the gain over whole GPUs (mean of per-seed ratios). */
     public static void table(PrintStream out, String trace, List<Long> seeds, int pods, double perHour, double waitP95,
-                             int gpusPerNode, List<ProtocolC.Result> rs) {
-        out.printf(Locale.ROOT, "protocol C, %s, %d pods at %.0f/h, seeds %s, H100 80GB nodes of %d GPUs, wait p95 <= %.1f min (after %.0f h warm-up)%n",
-                trace, pods, perHour, seeds, gpusPerNode, waitP95, ProtocolC.WARM_UP_SECONDS / 3600);
+                             int gpusPerNode, long plannerWindow, List<ProtocolC.Result> rs) {
+        out.printf(Locale.ROOT, "protocol C, %s, %d pods at %.0f/h, seeds %s, H100 80GB nodes of %d GPUs, wait p95 <= %.1f min (after %.0f h warm-up), planner window %d s%n",
+                trace, pods, perHour, seeds, gpusPerNode, waitP95, ProtocolC.WARM_UP_SECONDS / 3600, plannerWindow);
         out.println("| policy | GPUs needed (mean) | min-max | gain vs whole GPUs | wait p95 there (min) | layout changes |");
         out.println("|---|---|---|---|---|---|");
         List<String> names = rs.stream().map(ProtocolC.Result::policy).distinct().toList();

@@ -71,11 +71,11 @@ class ProtocolCTest {
     void simulateSlicingPrintsOneRowPerPolicyAndRefusesAnUnknownOne() throws Exception {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         int rc = new SimulateCommand().run(new String[]{"--trace", "slicing", "--seeds", "3", "--pods", "200", "--rate", "30",
-            "--policies", "whole,mig-first-fit,ace-planner", "--gpus-per-node", "2"}, new PrintStream(out), new PrintStream(new ByteArrayOutputStream()));
+            "--policies", "whole,mig-first-fit,ace-planner", "--gpus-per-node", "2", "--planner-window", "600"}, new PrintStream(out), new PrintStream(new ByteArrayOutputStream()));
         assertEquals(0, rc);
         String table = out.toString();
         assertTrue(table.contains("| whole |") && table.contains("| mig-first-fit |") && table.contains("| ace-planner |"), table);
-        assertTrue(table.contains("1.00x"), table);
+        assertTrue(table.contains("1.00x") && table.contains("planner window 600 s"), table);
         assertThrows(IllegalArgumentException.class, () -> new SimulateCommand().run(new String[]{"--trace", "slicing", "--policies", "fgd"},
                 new PrintStream(new ByteArrayOutputStream()), new PrintStream(new ByteArrayOutputStream())));
     }
