@@ -53,10 +53,18 @@ public final class Allocator {
 
     /** As the webhook runs it, with another earmark rule for waiting TP replicas ({@link Earmarks}). */
     public Allocator(ClusterState state, PackerConfig config, ReservationStore store, Earmarks.Rule earmarks) {
+        this(state, config, store, earmarks, Earmarks.NO_BOUND);
+    }
+
+    /**
+     * As the webhook runs it: {@code starvationBoundMillis} is how long the oldest waiting TP replica waits before its
+     * earmarked node takes nothing but it ({@link Earmarks#starving}; {@link Earmarks#NO_BOUND}: never).
+     */
+    public Allocator(ClusterState state, PackerConfig config, ReservationStore store, Earmarks.Rule earmarks, long starvationBoundMillis) {
         this.packer = new Packer(state, config);
         this.ledger = new Ledger(state);
         this.store = store;
-        this.earmarks = new Earmarks(earmarks);
+        this.earmarks = new Earmarks(earmarks, starvationBoundMillis);
     }
 
     /** The earmark rule the webhook and the simulator's {@code ace} row run. */
@@ -68,15 +76,25 @@ public final class Allocator {
      * or leaves the queue ({@link #waitersAre}). A key already waiting keeps its place; a new one joins at the back.
      */
     public void awaiting(String key, PlacementRequest r) {
+        awaiting(key, r, Earmarks.UNKNOWN_SINCE);
+    }
+
+    /** As {@link #awaiting(String, PlacementRequest)}, waiting since {@code sinceMillis} (what the starvation bound measures). */
+    public void awaiting(String key, PlacementRequest r, long sinceMillis) {
         synchronized (lock) {
-            earmarks.await(key, r);
+            earmarks.await(key, r, sinceMillis);
         }
     }
 
     /** The replicas waiting now, in queue order (oldest of the highest priority first): earmarks of any other key are lifted. */
     public void waitersAre(java.util.LinkedHashMap<String, PlacementRequest> queue) {
+        waitersAre(queue, java.util.Map.of());
+    }
+
+    /** As {@link #waitersAre(java.util.LinkedHashMap)}, with when each began to wait (pod creation, wall-clock millis). */
+    public void waitersAre(java.util.LinkedHashMap<String, PlacementRequest> queue, java.util.Map<String, Long> sinceMillis) {
         synchronized (lock) {
-            earmarks.queue(queue);
+            earmarks.queue(queue, sinceMillis);
         }
     }
 
@@ -227,7 +245,8 @@ public final class Allocator {
                         : packer.placed(idx, h.gpuMask(), 0);
                 return Checked.of(new Outcome(p, h, true));
             }
-            PlacementResult result = packer.decide(r, earmarks.offLimits(waiter, ledger.state(), packer.index()), earmarks.rule() != Earmarks.Rule.STRICT);
+            Earmarks.Keep keep = earmarks.keep(waiter, ledger.state(), packer.index(), nowMillis);
+            PlacementResult result = packer.decide(r, keep.off(), keep.strict());
             if (result instanceof PlacementResult.Placed decided) {
                 Optional<V> veto = check.veto(this, decided);
                 if (veto.isPresent()) return new Checked<>(veto, null);

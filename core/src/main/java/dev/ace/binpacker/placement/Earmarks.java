@@ -2,6 +2,7 @@ package dev.ace.binpacker.placement;
 
 import dev.ace.binpacker.topology.GpuBoard;
 import java.util.BitSet;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -18,7 +19,13 @@ import java.util.Set;
  *
  * <p>Under {@link Rule#SOFT} a request that fits nowhere else may still use an earmarked node
  * (no arrival waits because of an earmark); under {@link Rule#STRICT} it does not fit. Only the oldest
- * waiter is earmarked ({@link #LIMIT}). Waiters
+ * waiter is earmarked ({@link #LIMIT}).
+ *
+ * <p>The starvation bound (issue 34): once the oldest waiter has waited {@code starvationBoundMillis} or longer
+ * ({@link #starving}), its earmark is strict whatever the rule: no other request (a direct admission, a group's rank,
+ * a younger waiter released from the gate) may fall back onto its node, so the node only drains until the waiter
+ * fits; later requests are backfilled only where they cannot delay it, on every other node. A bound of 0 or less
+ * turns it off (today's soft earmark for ever). Waiters
  * are registered by whoever queues them (the webhook's gate keeper, the simulator's queue) and leave
  * when placed or gone. Not thread-safe: {@link Allocator} calls it under its lock.
  */
@@ -33,33 +40,73 @@ public final class Earmarks {
      */
     static final int LIMIT = 1;
 
+    /** The starvation bound turned off. */
+    public static final long NO_BOUND = 0;
+
+    /** A waiter registered without the time it began to wait: it never counts as starving. */
+    static final long UNKNOWN_SINCE = Long.MAX_VALUE;
+
     private final Rule rule;
+    private final long boundMillis;
     private final Map<String, PlacementRequest> waiters = new LinkedHashMap<>();
+    private final Map<String, Long> since = new HashMap<>();
     private final Map<String, Integer> nodeOf = new LinkedHashMap<>();
 
-    public Earmarks(Rule rule) { this.rule = rule; }
+    public Earmarks(Rule rule) { this(rule, NO_BOUND); }
+
+    /** {@code starvationBoundMillis}: how long the oldest waiter waits before its earmark is strict; {@link #NO_BOUND} (0) or less: never. */
+    public Earmarks(Rule rule, long starvationBoundMillis) {
+        this.rule = rule;
+        this.boundMillis = starvationBoundMillis;
+    }
+
+    /**
+     * The starvation rule: a waiter that began to wait at {@code sinceMillis} has waited past {@code boundMillis} at
+     * {@code nowMillis}. A bound of 0 or less is off; an unknown start ({@link #UNKNOWN_SINCE}) never starves, nor does
+     * a start after now (a clock behind the pod's creation time).
+     */
+    static boolean starving(long sinceMillis, long nowMillis, long boundMillis) {
+        if (boundMillis <= 0 || sinceMillis == UNKNOWN_SINCE || nowMillis < sinceMillis) return false;
+        return nowMillis - sinceMillis >= boundMillis;
+    }
+
+    /**
+     * The nodes a request must keep off ({@code off}, null: none) and those it may not fall back onto even when it fits
+     * nowhere else ({@code strict}, a subset of {@code off}; null: none).
+     */
+    record Keep(BitSet off, BitSet strict) {
+        static final Keep NONE = new Keep(null, null);
+    }
 
     public Rule rule() { return rule; }
 
     /** Registers a waiting replica under its stable key (the pod's UID); a key already waiting keeps its place. */
-    void await(String key, PlacementRequest r) {
+    void await(String key, PlacementRequest r) { await(key, r, UNKNOWN_SINCE); }
+
+    /** As {@link #await(String, PlacementRequest)}, waiting since {@code sinceMillis} (the first time given stays). */
+    void await(String key, PlacementRequest r, long sinceMillis) {
         if (rule == Rule.OFF || key == null || !r.wantsClique()) return;
-        waiters.putIfAbsent(key, r);
+        if (waiters.putIfAbsent(key, r) == null || since.getOrDefault(key, UNKNOWN_SINCE) == UNKNOWN_SINCE) since.put(key, sinceMillis);
     }
 
     /** The waiter was placed or is gone: its earmark is lifted. */
     void done(String key) {
         if (key == null) return;
         waiters.remove(key);
+        since.remove(key);
         nodeOf.remove(key);
     }
 
     /** The queue as it is now, in its order (priority, then age): other waiters leave, earmarks of those that stay are kept. */
-    void queue(Map<String, PlacementRequest> queue) {
+    void queue(Map<String, PlacementRequest> queue) { queue(queue, Map.of()); }
+
+    /** As {@link #queue(Map)}, with when each waiter began to wait ({@code sinceMillis}; a key not there keeps what it had, else unknown). */
+    void queue(Map<String, PlacementRequest> queue, Map<String, Long> sinceMillis) {
         Set<String> keep = new HashSet<>(queue.keySet());
         waiters.clear();
         nodeOf.keySet().retainAll(keep);
-        queue.forEach(this::await);
+        since.keySet().retainAll(keep);
+        queue.forEach((k, r) -> await(k, r, sinceMillis.getOrDefault(k, since.getOrDefault(k, UNKNOWN_SINCE))));
     }
 
     boolean isWaiting(String key) { return key != null && waiters.containsKey(key); }
@@ -73,9 +120,19 @@ public final class Earmarks {
      * must keep off: every earmark but those of {@code holder} and of younger waiters. Null when none.
      */
     BitSet offLimits(String holder, ClusterState state, NodeIndex index) {
-        if (rule == Rule.OFF || waiters.isEmpty()) return null;
+        return keep(holder, state, index, Long.MIN_VALUE).off();
+    }
+
+    /**
+     * As {@link #offLimits}, at {@code nowMillis}: the nodes {@code holder} keeps off, and among them the earmark of
+     * a starving oldest waiter ({@link #starving}), which it may not fall back onto. Under {@link Rule#STRICT}
+     * every earmark it keeps off is strict.
+     */
+    Keep keep(String holder, ClusterState state, NodeIndex index, long nowMillis) {
+        if (rule == Rule.OFF || waiters.isEmpty()) return Keep.NONE;
         BitSet taken = new BitSet();
         BitSet off = null;
+        BitSet strict = null;
         boolean older = true;
         int n = 0;
         for (Iterator<Map.Entry<String, PlacementRequest>> it = waiters.entrySet().iterator(); it.hasNext(); n++) {
@@ -95,9 +152,13 @@ public final class Earmarks {
             if (older && !e.getKey().equals(holder)) {
                 if (off == null) off = new BitSet();
                 off.set(node);
+                if (rule == Rule.STRICT || (n == 0 && starving(since.getOrDefault(e.getKey(), UNKNOWN_SINCE), nowMillis, boundMillis))) {
+                    if (strict == null) strict = new BitSet();
+                    strict.set(node);
+                }
             }
         }
-        return off;
+        return new Keep(off, strict);
     }
 
     /**

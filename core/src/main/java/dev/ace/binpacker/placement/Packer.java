@@ -84,9 +84,17 @@ public final class Packer {
      * nowhere else may use them.
      */
     PlacementResult decide(PlacementRequest r, java.util.BitSet offLimits, boolean fallBack) {
+        return decide(r, offLimits, fallBack ? null : offLimits);
+    }
+
+    /**
+     * As {@link #decide(PlacementRequest)}, keeping off {@code offLimits}; a request that fits nowhere else may use
+     * them but for {@code stillOff} (a starving waiter's earmark, {@link Earmarks#starving}; null = none).
+     */
+    PlacementResult decide(PlacementRequest r, java.util.BitSet offLimits, java.util.BitSet stillOff) {
         boolean clique = r.wantsClique() && anyAllowedBoardHasClique(r);
         PlacementResult.Placed placed = choose(r, clique, offLimits);
-        if (placed == null && offLimits != null && fallBack) placed = choose(r, clique, null);
+        if (placed == null && offLimits != null && !offLimits.equals(stillOff)) placed = choose(r, clique, stillOff);
         if (placed != null) return placed(placed.nodeIndex(), placed.gpuMask(), placed.damage());
         return explain(r, clique);
     }

@@ -40,6 +40,20 @@ public interface AceConfig {
 
     Dra dra();
 
+    Queue queue();
+
+    /** The gated queue of TP pods (docs/webhook.md "The gated queue"). */
+    interface Queue {
+        /**
+         * Once the oldest waiting TP pod has waited this long (from its creation), the node earmarked for it takes no other
+         * pod: new admissions, group ranks and later waiters are placed elsewhere or wait, and the node drains to it
+         * (issue 34). {@code 0s} turns the bound off: the earmark is then soft for ever, and a stream of small pods can
+         * keep the oldest waiter pending. 5 minutes: the wait the capacity table's floor allows a TP replica at p95.
+         */
+        @WithDefault("5m")
+        Duration starvationBound();
+    }
+
     interface Dra {
         /**
          * DRA drivers whose devices are GPUs: the devices of allocated ResourceClaims ({@code resource.k8s.io/v1}) of

@@ -29,8 +29,8 @@ public class ClusterBeans {
 
     @Produces
     @Singleton
-    Fleet fleet(Readiness readiness, MicrometerMetrics metrics) {
-        Fleet f = new Fleet(readiness);
+    Fleet fleet(Readiness readiness, MicrometerMetrics metrics, AceConfig config) {
+        Fleet f = new Fleet(readiness, config.queue().starvationBound().toMillis());
         metrics.bindCapacity(new CachedStats(f));
         return f;
     }

@@ -21,8 +21,15 @@ public final class Fleet {
     private volatile ReservationStore store = ReservationStore.IN_MEMORY;
     private volatile PendingCap.Sightings sightings = PendingCap.Sightings.NONE;
 
-    public Fleet(Readiness readiness) {
+    /** How long the oldest waiting TP pod waits before its earmark is strict (millis, 0: never; placement.Earmarks). */
+    private final long starvationBoundMillis;
+
+    public Fleet(Readiness readiness) { this(readiness, dev.ace.binpacker.placement.Earmarks.NO_BOUND); }
+
+    public Fleet(Readiness readiness, long starvationBoundMillis) {
+        if (starvationBoundMillis < 0) throw new IllegalArgumentException("ace.queue.starvation-bound must not be negative: " + starvationBoundMillis + " ms");
         this.readiness = readiness;
+        this.starvationBoundMillis = starvationBoundMillis;
         this.allocator = new Allocator(new ClusterState(), PackerConfig.defaults());
         readiness.expect(INVENTORY);
     }
@@ -41,7 +48,7 @@ public final class Fleet {
     public synchronized Allocator load(List<NodeInfo> nodes) {
         ClusterState state = new ClusterState();
         for (NodeInfo n : nodes) state.upsert(n);
-        Allocator a = new Allocator(state, PackerConfig.defaults(), store);
+        Allocator a = new Allocator(state, PackerConfig.defaults(), store, Allocator.DEFAULT_EARMARKS, starvationBoundMillis);
         this.allocator = a;
         readiness.ready(INVENTORY, true);
         return a;

@@ -48,9 +48,15 @@ final class GateKeeper {
         PendingDemand queue = view.pending();
         java.util.List<PendingDemand.Waiting> waiting = queue.waiting();
         // the queue in its order: the oldest waiter of the highest priority gets the earmark (placement.Earmarks)
+        // and how long each has waited: past ace.queue.starvation-bound the first one's earmark takes no other pod
         java.util.LinkedHashMap<String, PlacementRequest> waiters = new java.util.LinkedHashMap<>();
-        for (PendingDemand.Waiting w : waiting) if (!view.groups().isGatedRank(w.id())) waiters.put(w.id(), w.request());
-        view.allocator().waitersAre(waiters);
+        java.util.Map<String, Long> since = new java.util.HashMap<>();
+        for (PendingDemand.Waiting w : waiting) {
+            if (view.groups().isGatedRank(w.id())) continue;
+            waiters.put(w.id(), w.request());
+            since.put(w.id(), w.sinceMillis());
+        }
+        view.allocator().waitersAre(waiters, since);
         for (PendingDemand.Waiting w : waiting) {
             if (!leading.getAsBoolean()) return Result.DONE; // a new term walks the queue again
             if (view.groups().isGatedRank(w.id())) continue; // a rank of a group is released with its whole group (GroupKeeper)
