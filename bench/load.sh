@@ -9,8 +9,10 @@ cd "$(dirname "$0")/.."
 NODES=${1:-12500}; RATE=${2:-500}; SECONDS_=${3:-20}
 HTTPS_PORT=${HTTPS_PORT:-8443}; MGMT_PORT=${MGMT_PORT:-9000}
 mvn -B -q ${MVN_FLAGS:-} package -DskipTests
-mvn -B -q ${MVN_FLAGS:-} test-compile dependency:build-classpath -Dmdep.outputFile=target/test-classpath.txt -Dmdep.includeScope=test
-CP="target/test-classes:target/classes:$(cat target/test-classpath.txt)"
+# The bench classes are in the webhook module's tests; -am resolves core from the reactor (no mvn install).
+mvn -B -q ${MVN_FLAGS:-} -pl webhook -am test-compile dependency:build-classpath -Dmdep.outputFile=target/test-classpath.txt -Dmdep.includeScope=test
+CP="webhook/target/test-classes:webhook/target/classes:$(cat webhook/target/test-classpath.txt)"
+mkdir -p target
 INVENTORY=target/inventory-$NODES.yaml
 [ -f "$INVENTORY" ] || java -cp "$CP" dev.ace.binpacker.bench.Inventories "$NODES" "$INVENTORY"
 java -Dquarkus.http.ssl-port="$HTTPS_PORT" -Dquarkus.management.port="$MGMT_PORT" \

@@ -63,6 +63,7 @@ public class ReviewBudget {
             Thread.currentThread().interrupt();
             slot = false;
         }
+        if (!slot && left <= 0) return engine.overBudget(request, "over the time budget of " + config.admission().timeBudget().toMillis() + " ms before a review slot was asked for");
         if (!slot) return engine.overBudget(request, "more than " + config.admission().maxInFlight() + " reviews in flight");
         CompletableFuture<AdmissionResult> f;
         try {

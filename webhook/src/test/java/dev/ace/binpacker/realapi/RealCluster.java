@@ -22,7 +22,7 @@ import java.util.UUID;
 public final class RealCluster {
     /**
      * The settings the replicas get beyond the shipped defaults. An untied reservation (its pod never reached etcd,
-     * e.g. an API server stopped mid-request) expires after 45 s instead of 5 minutes, so a scenario can see it go.
+     * e.g. an API server stopped mid-request) expires after 45 s (the shipped default is 15 s; the 45 s dates from a 5-minute default), within a scenario.
      * One concurrent HTTP/2 stream per connection: one API server keeps one HTTP/2 connection to a webhook URL, so
      * behind a per-connection balancer (kube-proxy, or {@link RoundRobinProxy}) every admission would go to one
      * replica; a cluster sees both replicas answer because it has several API servers. With the limit, the API server
