@@ -107,10 +107,10 @@ public final class PodPolicy {
             Optional<Decision> shape = Shapes.misaligned(c, look.domain(), warnings);
             if (shape.isPresent()) return shape.get();
         }
-        Optional<Decision> rank = groupRank(req, c, warnings);
-        if (rank.isPresent()) return rank.get();
         PlacementRequest pr = PlacementRequest.whole(Reservation.newId(), c.workloadClass(), c.gpus(), Math.max(c.tp(), c.gpus()), pools, constraints)
                 .ownedBy(owner(req)).needing(PodRequests.besidesGpus(req.pod()));
+        Optional<Decision> rank = groupRank(req, c, warnings, pr, now);
+        if (rank.isPresent()) return rank.get();
         String bound = PodConstraints.boundNode(req.pod());
         String what = describe(c);
         Allocator.Outcome o;
@@ -194,9 +194,9 @@ public final class PodPolicy {
     }
 
     /** A rank of a multi-pod group is gated whole (issue 19); the resolver's refusal of a forged size becomes a denial. */
-    private Optional<Decision> groupRank(AdmissionRequest req, Classification c, List<String> warnings) {
+    private Optional<Decision> groupRank(AdmissionRequest req, Classification c, List<String> warnings, PlacementRequest pr, long now) {
         try {
-            return groups.gate(this, req, c.workloadClass(), describe(c), warnings);
+            return groups.gate(this, req, c.workloadClass(), describe(c), warnings, pr, now);
         } catch (InvalidPodException e) {
             return Optional.of(Decision.deny(c.workloadClass(), e.getMessage(), warnings, Why.Rule.INVALID));
         }

@@ -38,7 +38,7 @@ import java.util.concurrent.FutureTask;
  * them; workloads through the pods their controllers would create ({@link WorkloadPods}).
  */
 final class ExplainCommand implements Command {
-    static final String USAGE = "usage: explain -f FILE [--nodes NODES.yaml] [--policy enforce|warn|audit|exempt]";
+    static final String USAGE = "usage: explain -f FILE [--nodes NODES.yaml] [--policy enforce|warn|audit|observe|exempt]";
 
     private final InputStream stdin;
     private final Map<String, String> settings;
@@ -172,9 +172,13 @@ final class ExplainCommand implements Command {
                 pod.getMetadata().getName() == null ? "" : pod.getMetadata().getName(), false, json.valueToTree(pod), pod);
         AdmissionResult r = engine.mutate(req);
         String decision = r.patch() == null ? null : decisionFrom(r.patch());
-        String text = decision != null ? decision : r.message() != null ? r.message() : "left untouched";
+        // Observe admits the pod as it came and records what ACE would have done: the preview shows that record.
+        String observed = mode == NamespaceMode.OBSERVE ? r.auditAnnotations().get("would") : null;
+        String text = observed != null ? "observe: " + observed
+                : decision != null ? decision : r.message() != null ? r.message() : "left untouched";
         out.println("decision:  " + text);
-        out.println("verdict:   " + (r.allowed() ? (r.patch() == null ? "allowed" : "allowed, patched") : "denied (" + mode.label() + ")"));
+        out.println("verdict:   " + (observed != null ? "allowed, unchanged (observe: recorded only)"
+                : r.allowed() ? (r.patch() == null ? "allowed" : "allowed, patched") : "denied (" + mode.label() + ")"));
         // A denial under warn is also sent as warnings: print only what the decision line does not already say.
         for (String w : r.warnings()) if (!text.contains(w)) out.println("warning:   " + w);
         if (r.patch() != null) {
@@ -192,7 +196,7 @@ final class ExplainCommand implements Command {
     private static NamespaceMode mode(String value) throws CliException {
         String v = value.trim().toLowerCase(Locale.ROOT);
         for (NamespaceMode m : NamespaceMode.values()) if (m.label().equals(v)) return m;
-        throw CliException.usage("--policy must be enforce, warn, audit or exempt, got '" + value + "'");
+        throw CliException.usage("--policy must be enforce, warn, audit, observe or exempt, got '" + value + "'");
     }
 
     private static String decisionFrom(JsonNode patch) {

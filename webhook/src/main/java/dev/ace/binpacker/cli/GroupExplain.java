@@ -87,6 +87,9 @@ final class GroupExplain {
                 line = "placed whole now" + (r.domain() == null ? "" : " in " + req.topologyKey() + "=" + r.domain()) + ": "
                         + java.util.stream.IntStream.range(0, r.reservations().size())
                                 .mapToObj(k -> labels.get(k) + " on " + where(r.reservations().get(k))).collect(Collectors.joining(", "));
+            } else if (o instanceof GroupOutcome.Never n) {
+                if (firstWhy == null) firstWhy = "can never be placed: " + n.why();
+                line = "can never be placed, so not gated (enforce denies every rank; warn and audit admit them with the reason): " + n.why();
             } else {
                 String why = ((GroupOutcome.Waiting) o).why();
                 if (firstWhy == null) firstWhy = why;

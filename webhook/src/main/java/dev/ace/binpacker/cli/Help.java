@@ -61,7 +61,7 @@ final class Help {
                     options:
                       -f, --file FILE  the manifest ('-' reads standard input)
                       --nodes FILE     the inventory: `kubectl get nodes -o yaml` (default: the embedded demo inventory)
-                      --policy MODE    the namespace mode: enforce (default), warn, audit or exempt
+                      --policy MODE    the namespace mode: enforce (default), warn, audit, observe or exempt
 
                     exit: 0 every pod admitted, 3 at least one pod denied, 1 unreadable input, 2 usage error""",
                     ExplainCommand::new),

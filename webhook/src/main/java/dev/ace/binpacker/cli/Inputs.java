@@ -91,17 +91,18 @@ final class Inputs {
      */
     static List<Document> documents(byte[] bytes, String file) throws CliException {
         try {
-            return parse(bytes, file, 0);
+            return parse(bytes, file, 0, 0);
         } catch (CliException whole) {
-            // One bad document must not hide the others: read them one by one, each error kept with its document.
-            List<byte[]> parts = split(bytes);
+            // One bad document must not hide the others: read them one by one, each error kept with its document and
+            // its line counted from the top of the file, not of the document.
+            List<Part> parts = split(bytes);
             if (parts.size() < 2) throw whole;
             List<Document> out = new ArrayList<>();
             int index = 0;
-            for (byte[] part : parts) {
+            for (Part part : parts) {
                 index++;
                 try {
-                    for (Document d : parse(part, file, index - 1)) out.add(d);
+                    for (Document d : parse(part.bytes(), file, index - 1, part.firstLine() - 1)) out.add(d);
                 } catch (CliException e) {
                     out.add(new Document(index, null, e.getMessage().replace(file + ": ", "")));
                 }
@@ -110,25 +111,32 @@ final class Inputs {
         }
     }
 
-    /** The documents of a YAML stream, split at its {@code ---} lines. */
-    static List<byte[]> split(byte[] bytes) {
-        List<byte[]> out = new ArrayList<>();
+    /** One document of a stream and the file line it starts on (1-based). */
+    record Part(byte[] bytes, int firstLine) {}
+
+    /** The documents of a YAML stream, split at its {@code ---} lines, each with the file line it starts on. */
+    static List<Part> split(byte[] bytes) {
+        List<Part> out = new ArrayList<>();
         StringBuilder cur = new StringBuilder();
-        for (String line : new String(bytes, java.nio.charset.StandardCharsets.UTF_8).split("\n", -1)) {
-            if (line.equals("---") || line.startsWith("--- ") || line.equals("---\r")) {
-                out.add(cur.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        int line = 0;
+        int start = 1;
+        for (String text : new String(bytes, java.nio.charset.StandardCharsets.UTF_8).split("\n", -1)) {
+            line++;
+            if (text.equals("---") || text.startsWith("--- ") || text.equals("---\r")) {
+                out.add(new Part(cur.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8), start));
                 cur.setLength(0);
+                start = line + 1;
                 continue;
             }
-            cur.append(line).append('\n');
+            cur.append(text).append('\n');
         }
-        out.add(cur.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        out.add(new Part(cur.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8), start));
         // A stream that starts with "---" has an empty first part: it is not a document.
-        if (!out.isEmpty() && new String(out.get(0), java.nio.charset.StandardCharsets.UTF_8).isBlank()) out.remove(0);
+        if (!out.isEmpty() && new String(out.get(0).bytes(), java.nio.charset.StandardCharsets.UTF_8).isBlank()) out.remove(0);
         return out;
     }
 
-    private static List<Document> parse(byte[] bytes, String file, int offset) throws CliException {
+    private static List<Document> parse(byte[] bytes, String file, int offset, int lineOffset) throws CliException {
         List<Document> out = new ArrayList<>();
         int index = offset;
         try (YAMLParser parser = YAML.createParser(bytes); MappingIterator<JsonNode> it = MAPPER.readValues(parser, JsonNode.class)) {
@@ -143,22 +151,51 @@ final class Inputs {
                 }
             }
         } catch (JsonProcessingException e) {
-            throw CliException.input(file + ": not valid YAML or JSON" + where(e.getLocation()) + ": " + problem(e.getOriginalMessage()));
+            throw CliException.input(file + ": not valid YAML or JSON" + where(e.getLocation(), lineOffset) + ": "
+                    + problem(e.getOriginalMessage()) + template(bytes));
         } catch (IOException | RuntimeException e) {
-            throw CliException.input(file + ": not valid YAML or JSON: " + firstLine(e.getMessage()));
+            throw CliException.input(file + ": not valid YAML or JSON: " + problem(e.getMessage()) + template(bytes));
         }
         return out;
     }
 
-    private static String where(JsonLocation l) {
-        return l == null || l.getLineNr() < 1 ? "" : " (line " + l.getLineNr() + ", column " + l.getColumnNr() + ")";
+    /** A hint when the text still holds Helm/Go template actions: YAML cannot read {@code {{ ... }}}. */
+    private static String template(byte[] bytes) {
+        return new String(bytes, java.nio.charset.StandardCharsets.UTF_8).contains("{{")
+                ? " (it holds {{ ... }} template actions: render it first, e.g. helm template or kustomize build)" : "";
+    }
+
+    private static String where(JsonLocation l, int lineOffset) {
+        return l == null || l.getLineNr() < 1 ? "" : " (line " + (l.getLineNr() + lineOffset) + ", column " + l.getColumnNr() + ")";
     }
 
     /** SnakeYAML's message without its source excerpts and caret lines: "while parsing a flow node; expected the node content...". */
     static String problem(String s) {
         if (s == null) return "unreadable";
         String joined = String.join("; ", s.lines().filter(l -> !l.isBlank() && !Character.isWhitespace(l.charAt(0))).toList());
-        return joined.isEmpty() ? firstLine(s) : joined;
+        return events(joined.isEmpty() ? firstLine(s) : joined);
+    }
+
+    private static final java.util.regex.Pattern EVENT = java.util.regex.Pattern.compile("<?org\\.yaml\\.snakeyaml\\.events\\.(\\w+?)Event(\\([^>]*\\))?>?");
+
+    /** SnakeYAML's event class names ({@code <org.yaml.snakeyaml.events.MappingStartEvent(anchor=null, ...)>}) in words: "a mapping". */
+    static String events(String s) {
+        java.util.regex.Matcher m = EVENT.matcher(s);
+        StringBuilder b = new StringBuilder();
+        while (m.find()) {
+            String words = switch (m.group(1)) {
+                case "MappingStart" -> "a mapping ({ or key: value)";
+                case "SequenceStart" -> "a list ([ or -)";
+                case "MappingEnd" -> "the end of a mapping";
+                case "SequenceEnd" -> "the end of a list";
+                case "Scalar" -> "a value";
+                case "Alias" -> "an alias (*)";
+                default -> m.group(1);
+            };
+            m.appendReplacement(b, java.util.regex.Matcher.quoteReplacement(words));
+        }
+        m.appendTail(b);
+        return b.toString();
     }
 
     static String firstLine(String s) {

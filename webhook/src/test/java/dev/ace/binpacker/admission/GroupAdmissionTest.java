@@ -64,4 +64,47 @@ class GroupAdmissionTest {
         assertTrue(r.warnings().stream().anyMatch(w -> w.contains("ace.dev/group-size")), r.warnings().toString());
         assertEquals(1, f.allocator.ledger().size());
     }
+
+    /** Issue 35: the selector typo an LWS template carries to every rank; one pod with it is told "0/N nodes". */
+    private static Pod typoRank() {
+        Pod p = lwsRank("llama-405b-0", Map.of("leaderworkerset.sigs.k8s.io/name", "llama-405b"),
+                Map.of("leaderworkerset.sigs.k8s.io/size", "2"));
+        p.getSpec().setNodeSelector(Map.of("nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM"));
+        return p;
+    }
+
+    @Test
+    void a_rank_whose_selector_matches_no_node_is_denied_not_gated_naming_the_count_in_enforce() {
+        EngineFixture f = EngineFixture.small();
+        AdmissionResult r = f.mutate(typoRank());
+        assertFalse(r.allowed(), "a group that can never be placed does not wait for ever");
+        assertEquals("group llama-405b/0 (lws, 2 pods) can never be placed: no node can ever hold its leader (8 GPUs), whatever is free: "
+                + "0/4 nodes are available: 4 do not match the pod's nodeSelector or node affinity.", r.message());
+        assertEquals(0, f.allocator.ledger().size());
+    }
+
+    @Test
+    void in_warn_mode_the_never_rank_is_admitted_ungated_with_the_reason() {
+        EngineFixture f = EngineFixture.small();
+        f.modes.put("ml", NamespaceMode.WARN);
+        Pod p = typoRank();
+        AdmissionResult r = f.mutate(p);
+        assertTrue(r.allowed());
+        Pod out = f.patched(p, r);
+        assertFalse(GateRelease.isGated(out), "not gated: it would never be released");
+        assertTrue(r.warnings().stream().anyMatch(w -> w.contains("can never be placed")), r.warnings().toString());
+        assertTrue(out.getMetadata().getAnnotations().get(AceKeys.DECISION).startsWith("warn: would deny: group llama-405b/0"),
+                out.getMetadata().getAnnotations().toString());
+    }
+
+    @Test
+    void a_rank_that_fits_once_pods_leave_is_still_gated() {
+        EngineFixture f = EngineFixture.small();
+        Pod p = lwsRank("llama-405b-0", Map.of("leaderworkerset.sigs.k8s.io/name", "llama-405b"),
+                Map.of("leaderworkerset.sigs.k8s.io/size", "2"));
+        p.getSpec().setNodeSelector(Map.of("kubernetes.io/hostname", "hgx-0"));
+        f.allocator.adopt(new dev.ace.binpacker.placement.Reservation("busy", "hgx-0", 0x01L, 1000, 0, 1, null, 0, false));
+        Pod out = f.patched(p, f.mutate(p));
+        assertTrue(GateRelease.isGated(out), "not now is not never");
+    }
 }

@@ -325,4 +325,52 @@ class ExplainCommandTest {
             assertTrue(r.err().contains(ExplainCommand.USAGE), r.err());
         }
     }
+
+    @Test
+    void a_broken_later_document_is_one_line_with_the_files_line_number_and_no_snakeyaml_class_names(@TempDir Path dir) throws Exception {
+        // Document 2 is a Helm template left unrendered; its "{{" sits on file line 14, line 10 of the document.
+        String good = Files.readString(Path.of("k8s/demo/llama-70b-tp4.yaml"));
+        int goodLines = (int) good.lines().count();
+        String templated = """
+                apiVersion: apps/v1
+                kind: Deployment
+                metadata:
+                  name: chart
+                  namespace: ml
+                spec:
+                  template:
+                    spec:
+                      containers:
+                      - {{ include "chart.container" . }}
+                """;
+        Path f = dir.resolve("app.yaml");
+        Files.writeString(f, good + "---\n" + templated);
+        Run r = main(null, "explain", "-f", f.toString());
+        assertEquals(1, r.code(), r.err());
+        int fileLine = goodLines + 1 + 10;
+        List<String> lines = r.err().lines().toList();
+        assertEquals(1, lines.size(), r.err());
+        assertTrue(lines.get(0).startsWith("explain: " + f + ": document 2 not valid YAML or JSON (line " + fileLine + ", column "), r.err());
+        assertTrue(lines.get(0).endsWith("(it holds {{ ... }} template actions: render it first, e.g. helm template or kustomize build); "
+                + "the others are explained"), r.err());
+        assertFalse(r.err().contains("org.yaml.snakeyaml"), r.err());
+        assertTrue(r.out().contains("(expected 0,1,2,3)"), "the good document is still explained");
+    }
+
+    @Test
+    void snakeyaml_event_names_are_put_in_words() {
+        assertEquals("Unexpected a mapping ({ or key: value) here",
+                Inputs.events("Unexpected <org.yaml.snakeyaml.events.MappingStartEvent(anchor=null, tag=null, implicit=true)> here"));
+    }
+
+    @Test
+    void policy_observe_previews_what_observe_records_not_left_untouched(@TempDir Path dir) throws Exception {
+        Path job = dir.resolve("job.yaml");
+        Files.writeString(job, FRACTURING_JOB);
+        String observed = run(0, "-f", job.toString(), "--policy", "observe");
+        assertTrue(observed.contains("decision:  observe: would deny: 3 GPUs batch job would fracture the 8-GPU NVLink domains"), observed);
+        assertTrue(observed.contains("verdict:   allowed, unchanged (observe: recorded only)"), observed);
+        assertFalse(observed.contains("left untouched"), observed);
+        assertFalse(observed.contains("patch:"), "observe changes nothing:\n" + observed);
+    }
 }

@@ -14,4 +14,11 @@ public sealed interface GroupOutcome {
 
     /** Nothing was reserved by this attempt; {@code why} says what the group waits for, with numbers. */
     record Waiting(String why) implements GroupOutcome {}
+
+    /**
+     * No node of the inventory could ever hold the group, whatever is free (a selector or affinity no node matches, a
+     * taint no rank tolerates, a resource no node offers, a group larger than any domain): waiting would last for
+     * ever, so the group neither waits nor earmarks. {@code why} names the cause with numbers.
+     */
+    record Never(String why) implements GroupOutcome {}
 }

@@ -6,6 +6,7 @@ import dev.ace.binpacker.placement.NodeConstraints;
 import dev.ace.binpacker.placement.NodeInfo;
 import dev.ace.binpacker.placement.PlacementRequest;
 import dev.ace.binpacker.placement.PlacementResult;
+import dev.ace.binpacker.placement.ReasonCode;
 import dev.ace.binpacker.placement.Reservation;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -69,7 +70,10 @@ public final class GroupPlacer {
      */
     public static GroupOutcome reserve(Allocator a, GroupRequest g, long now) {
         Optional<Plan> plan = plan(a, g, now);
-        if (plan.isEmpty()) return new GroupOutcome.Waiting(whyNot(a, g));
+        if (plan.isEmpty()) {
+            Optional<String> never = never(a, g, now);
+            return never.isPresent() ? new GroupOutcome.Never(never.get()) : new GroupOutcome.Waiting(whyNot(a, g));
+        }
         String d = plan.get().domain();
         List<Reservation> out = new ArrayList<>();
         List<String> mine = new ArrayList<>();
@@ -208,6 +212,56 @@ public final class GroupPlacer {
                 c.affinityTerms(), c.tolerations());
         return new PlacementRequest(r.id(), r.workloadClass(), r.gpus(), r.milliPerGpu(), r.tp(), r.pools(), narrowed,
                 r.cpuMilli(), r.gpuModel(), r.owner());
+    }
+
+    /** Reasons that depend on what is free now: a node they filter out may hold the rank once pods leave. */
+    private static final java.util.Set<ReasonCode> NOT_NOW = java.util.EnumSet.of(ReasonCode.TOO_FEW_FREE_GPUS,
+            ReasonCode.NO_FREE_CLIQUE, ReasonCode.NO_GPU_SHARE, ReasonCode.INSUFFICIENT_CPU, ReasonCode.INSUFFICIENT_RESOURCE);
+
+    /**
+     * Why the group can never be placed, whatever is free; empty when it could be once enough pods leave. "Never" is
+     * a rank every node of the inventory refuses for a reason freeing GPUs cannot change (the packer's own filters:
+     * selector, affinity, taint, pool, GPU model, board size, a resource no node offers), or a topology whose
+     * largest domain has fewer GPUs in all than the group asks. Changes nothing (dry runs).
+     */
+    public static Optional<String> never(Allocator a, GroupRequest g, long now) {
+        int i = 0;
+        for (GroupRequest.Rank r : g.ranks()) {
+            i++;
+            if (r.held().isPresent()) continue;
+            Optional<PlacementResult.Unschedulable> u = nowhere(a, r.request(), now);
+            if (u.isPresent()) {
+                return Optional.of("no node can ever hold " + (i == 1 ? "the leader" : "rank " + (i - 1)) + " of the group ("
+                        + r.request().gpus() + " GPUs): " + u.get().message());
+            }
+        }
+        if (g.topologyKey() == null || g.domain() != null) return Optional.empty();
+        return a.read(al -> {
+            if (!domains(al.state(), g, false).isEmpty()) return Optional.empty();
+            int largest = largestDomain(al.state(), g.topologyKey());
+            return Optional.of("the group asks for " + g.gpus() + " GPUs in one " + g.topologyKey() + " domain"
+                    + (g.wholeNodes() ? " on whole nodes" : "") + ", but the largest has " + largest + " GPUs in all");
+        });
+    }
+
+    /** The packer's answer when every node refuses {@code r} for a reason freeing GPUs cannot change; empty otherwise. A dry run. */
+    public static Optional<PlacementResult.Unschedulable> nowhere(Allocator a, PlacementRequest r, long now) {
+        PlacementResult res = a.place(r, true, now).result();
+        if (res instanceof PlacementResult.Unschedulable u && u.reasons().stream().noneMatch(c -> NOT_NOW.contains(c.code()))) {
+            return Optional.of(u);
+        }
+        return Optional.empty();
+    }
+
+    private static int largestDomain(ClusterState s, String key) {
+        Map<String, Integer> total = new HashMap<>();
+        for (int i = 0; i < s.capacity(); i++) {
+            NodeInfo n = s.node(i);
+            if (n == null) continue;
+            String v = n.labels().get(key);
+            if (v != null && !v.isEmpty()) total.merge(v, n.gpuCount(), Integer::sum);
+        }
+        return total.values().stream().mapToInt(Integer::intValue).max().orElse(0);
     }
 
     private static String whyNot(Allocator a, GroupRequest g) {

@@ -182,6 +182,13 @@ final class GroupKeeper {
             release(key, g, r);
             return State.RELEASED;
         }
+        if (o instanceof GroupOutcome.Never n) { // waiting would last for ever: nothing is earmarked for it
+            String never = "can never be placed: " + n.why();
+            if (!held.isEmpty()) free(key, held, never);
+            holdingSince.remove(key);
+            reasons.put(key, never);
+            return State.WAITING;
+        }
         String why = ((GroupOutcome.Waiting) o).why();
         reasons.put(key, why);
         long whole = wholeSince.computeIfAbsent(key, k -> now);
