@@ -235,7 +235,12 @@ public final class GroupPlacer {
                         + r.request().gpus() + " GPUs): " + u.get().message());
             }
         }
-        if (g.topologyKey() == null || g.domain() != null) return Optional.empty();
+        if (g.topologyKey() == null || g.domain() != null) {
+            // Without a topology label the domain is the whole inventory.
+            int all = a.read(al -> totalGpus(al.state()));
+            return all >= g.gpus() ? Optional.empty()
+                    : Optional.of("the group asks for " + g.gpus() + " GPUs, but the whole inventory has " + all + " GPUs in all");
+        }
         return a.read(al -> {
             if (!domains(al.state(), g, false).isEmpty()) return Optional.empty();
             int largest = largestDomain(al.state(), g.topologyKey());
@@ -251,6 +256,12 @@ public final class GroupPlacer {
             return Optional.of(u);
         }
         return Optional.empty();
+    }
+
+    private static int totalGpus(ClusterState s) {
+        int n = 0;
+        for (int i = 0; i < s.capacity(); i++) if (s.node(i) != null) n += s.node(i).gpuCount();
+        return n;
     }
 
     private static int largestDomain(ClusterState s, String key) {

@@ -84,9 +84,13 @@ class GroupPlacerPropertyTest {
                     : freeBoards.values().stream().mapToInt(Integer::intValue).sum();
             GroupOutcome o = GroupPlacer.reserve(a, group("g", rack ? "rack" : null, gpus), 0);
             String where = "round " + round + ": " + ranks + " ranks, free boards " + freeBoards + ", rack " + rack;
+            // boards in the group's domain whatever is free: the largest rack, or the whole inventory
+            int boards = rack ? (nodes + 2) / 3 : nodes;
             if (fits >= ranks) {
                 GroupOutcome.Reserved r = assertInstanceOf(GroupOutcome.Reserved.class, o, where);
                 assertEquals(ranks, r.reservations().stream().map(Reservation::node).distinct().count(), where);
+            } else if (boards < ranks) {
+                assertInstanceOf(GroupOutcome.Never.class, o, where + ": no domain has " + ranks + " boards in all");
             } else {
                 assertInstanceOf(GroupOutcome.Waiting.class, o, where);
             }
