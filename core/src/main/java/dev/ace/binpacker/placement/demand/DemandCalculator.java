@@ -30,7 +30,11 @@ public final class DemandCalculator {
             if (byKey.put(t.pool() + "/" + t.name(), t) != null) throw new IllegalArgumentException("node type " + t.name() + " is configured twice in pool " + t.pool());
         }
         List<Slot> covered = new ArrayList<>();
-        for (Supply s : supply) covered.add(new Slot(s.name(), s.pool(), s.type(), s.board(), s.covered(), s.domain(), Slot.Origin.SUPPLY, null));
+        for (Supply s : supply) {
+            NodeType t = byKey.get(s.pool() + "/" + s.type());
+            covered.add(new Slot(s.name(), s.pool(), s.type(), s.board(), s.covered(), s.domain(), Slot.Origin.SUPPLY, null,
+                    t == null ? 0 : t.pricePerNodeHour()));
+        }
         for (int i = 0; i < signals.size(); i++) {
             Signal sig = signals.get(i);
             Shape sh = sig.shape();
@@ -38,8 +42,8 @@ public final class DemandCalculator {
             if (t == null) throw new IllegalArgumentException("a signal asks for node type " + sh.type() + " in pool " + sh.pool() + ", which is not configured");
             String domain = sh.domainLabel() == null ? null : "signal-" + i;
             for (int n = 0; n < sig.nodes(); n++) {
-                covered.add(new Slot("signal:" + sh.pool() + "/" + sh.type() + "/" + sh.cliqueSize() + "#" + n, sh.pool(), sh.type(), t.board(),
-                        t.board().allGpus(), domain, Slot.Origin.SIGNAL, sig.group()));
+                covered.add(new Slot("signal:" + i + ":" + sh.pool() + "/" + sh.type() + "/" + sh.cliqueSize() + "#" + n, sh.pool(), sh.type(), t.board(),
+                        t.board().allGpus(), domain, Slot.Origin.SIGNAL, sig.group(), t.pricePerNodeHour()));
             }
         }
         Map<NodeType, List<Slot>> shared = new LinkedHashMap<>();
@@ -51,7 +55,7 @@ public final class DemandCalculator {
                 group(w, covered, byKey.values(), groupAsks, covers, unmet);
                 continue;
             }
-            Slot on = tightest(covered, w, w.gpusPerRank());
+            Slot on = tightest(covered, w, w.gpusPerRank(), cheapest(byKey.values(), w).map(NodeType::name).orElse(null));
             if (on != null) {
                 on.take(w.id(), w.gpusPerRank());
                 covers.add(new Demand.Cover(w.id(), on.where));
@@ -82,7 +86,8 @@ public final class DemandCalculator {
 
     private static void group(Waiter w, List<Slot> covered, Iterable<NodeType> types, List<Demand.Ask> asks,
                               List<Demand.Cover> covers, List<Demand.Unmet> unmet) {
-        List<Slot> on = w.domainLabel() == null ? looseOnCovered(covered, w) : traysOnCovered(covered, w);
+        String buys = cheapest(types, w).map(NodeType::name).orElse(null);
+        List<Slot> on = w.domainLabel() == null ? looseOnCovered(covered, w, buys) : traysOnCovered(covered, w);
         if (on != null) {
             for (int r = 0; r < on.size(); r++) {
                 Slot s = on.get(r);
@@ -111,11 +116,11 @@ public final class DemandCalculator {
     }
 
     /** Every rank of a group without a domain on covered GPUs at once (tried on scratch masks), or null. */
-    private static List<Slot> looseOnCovered(List<Slot> covered, Waiter w) {
+    private static List<Slot> looseOnCovered(List<Slot> covered, Waiter w, String buys) {
         Map<Slot, Long> before = new LinkedHashMap<>();
         List<Slot> out = new ArrayList<>();
         for (int r = 0; r < w.ranks(); r++) {
-            Slot s = tightest(covered, w, w.gpusPerRank());
+            Slot s = tightest(covered, w, w.gpusPerRank(), buys);
             if (s == null) break;
             before.putIfAbsent(s, s.free);
             s.free &= ~Slot.pick(s.board, s.free, w.gpusPerRank());
@@ -125,7 +130,10 @@ public final class DemandCalculator {
         return out.size() == w.ranks() ? out : null;
     }
 
-    /** Whole free trays, all in one domain, tightest domain first, then by name; null when no domain has enough. */
+    /**
+     * Whole free trays, all in one domain: one a signal brings for this group first, then a real domain, then one a
+     * signal brings; among those the tightest, then by name. Null when no domain has enough.
+     */
     private static List<Slot> traysOnCovered(List<Slot> covered, Waiter w) {
         Map<String, List<Slot>> byDomain = new TreeMap<>();
         for (Slot s : covered) {
@@ -133,19 +141,31 @@ public final class DemandCalculator {
             byDomain.computeIfAbsent(s.domain, k -> new ArrayList<>()).add(s);
         }
         return byDomain.values().stream().filter(l -> l.size() >= w.ranks())
-                .min(Comparator.comparingInt(List::size))
+                .min(Comparator.comparing((List<Slot> l) -> l.get(0).reservedFor == null)
+                        .thenComparing(l -> l.get(0).origin).thenComparingInt(List::size))
                 .map(l -> List.copyOf(l.subList(0, w.ranks()))).orElse(null);
     }
 
-    /** The covered node with the fewest free GPUs that still holds a clique of {@code k}; real nodes before signals. */
-    private static Slot tightest(List<Slot> covered, Waiter w, int k) {
-        Slot best = null;
+    /**
+     * The covered node a waiter takes a clique of {@code k} on: first what a signal brings for this waiter alone
+     * (else it would take nodes another waiter was counted on); then a real node, the one with fewest free GPUs
+     * (GPUs here now before GPUs on their way); then nodes signals bring, first fit, those of the type the waiter
+     * would buy first, the same first fit a purchase makes, so a signal's nodes go to the waiters it was made for.
+     */
+    private static Slot tightest(List<Slot> covered, Waiter w, int k, String buys) {
+        Slot own = null, real = null, signalled = null, other = null;
         for (Slot s : covered) {
             if (!s.serves(w) || Slot.pick(s.board, s.free, k) == 0) continue;
-            if (best == null || Long.bitCount(s.free) < Long.bitCount(best.free)
-                    || Long.bitCount(s.free) == Long.bitCount(best.free) && s.origin.ordinal() < best.origin.ordinal()) best = s;
+            if (s.reservedFor != null) {
+                if (own == null) own = s;
+            } else if (s.origin == Slot.Origin.SUPPLY) {
+                if (real == null || Long.bitCount(s.free) < Long.bitCount(real.free)
+                        || Long.bitCount(s.free) == Long.bitCount(real.free) && s.price < real.price) real = s;
+            } else if (s.type.equals(buys)) {
+                if (signalled == null) signalled = s;
+            } else if (other == null) other = s;
         }
-        return best;
+        return own != null ? own : real != null ? real : signalled != null ? signalled : other;
     }
 
     /** The cheapest node type of the waiter's pool (and type, if it selects one) that can hold it; ties by name. */
@@ -163,7 +183,7 @@ public final class DemandCalculator {
     }
 
     private static Slot fresh(NodeType t, String where, String domain) {
-        return new Slot(where, t.pool(), t.name(), t.board(), t.board().allGpus(), domain, Slot.Origin.BOUGHT, null);
+        return new Slot(where, t.pool(), t.name(), t.board(), t.board().allGpus(), domain, Slot.Origin.BOUGHT, null, t.pricePerNodeHour());
     }
 
     private static Demand.Ask ask(Shape shape, NodeType t, String group, List<Slot> slots) {

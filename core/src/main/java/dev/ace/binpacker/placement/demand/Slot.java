@@ -16,11 +16,13 @@ final class Slot {
     final Origin origin;
     /** The group a ProvisioningRequest brings this node for; null when any waiter may use it. */
     final String reservedFor;
+    /** Price per node-hour of its type, 0 for a real node of no configured type: a tie-break only. */
+    final double price;
     long free;
     final List<String> waiters = new ArrayList<>();
     int largestClique;
 
-    Slot(String where, String pool, String type, GpuBoard board, long free, String domain, Origin origin, String reservedFor) {
+    Slot(String where, String pool, String type, GpuBoard board, long free, String domain, Origin origin, String reservedFor, double price) {
         this.where = where;
         this.pool = pool;
         this.type = type;
@@ -29,6 +31,7 @@ final class Slot {
         this.domain = domain;
         this.origin = origin;
         this.reservedFor = reservedFor;
+        this.price = price;
     }
 
     boolean serves(Waiter w) {
