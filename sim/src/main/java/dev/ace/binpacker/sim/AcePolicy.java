@@ -72,10 +72,34 @@ final class AcePolicy implements Policy {
 
     /** {@code earmarks}: how a TP replica that waits holds the node closest to a free clique ({@link Earmarks}). */
     AcePolicy(SimContext c, Supplier<PackerConfig> config, boolean webhookPools, Earmarks.Rule earmarks) {
+        this(c, config, webhookPools, earmarks, STARVATION_BOUND_MILLIS);
+    }
+
+    /**
+     * {@code starvationBoundMillis}: how long the oldest waiting TP replica waits before its earmarked node takes no
+     * other pod ({@link Earmarks#starving}; {@link Earmarks#NO_BOUND}: never, the {@code ace-no-bound} row).
+     */
+    AcePolicy(SimContext c, Supplier<PackerConfig> config, boolean webhookPools, Earmarks.Rule earmarks, long starvationBoundMillis) {
         this.webhookPools = webhookPools;
         this.c = c;
         this.config = config.get();
-        this.allocator = new Allocator(c.state(), this.config, dev.ace.binpacker.placement.ReservationStore.IN_MEMORY, earmarks);
+        this.allocator = new Allocator(c.state(), this.config, dev.ace.binpacker.placement.ReservationStore.IN_MEMORY, earmarks,
+                starvationBoundMillis);
+    }
+
+    /**
+     * The webhook's default starvation bound ({@code ace.queue.starvation-bound}, 5m in webhook's AceConfig and
+     * docs/webhook.md): every ACE row but {@code ace-no-bound} runs it, as the webhook does.
+     */
+    static final long STARVATION_BOUND_MILLIS = 5 * 60_000L;
+
+    /** The simulated time of the decisions that follow, in millis (protocol B's clock): what the starvation bound measures. */
+    private long nowMillis;
+
+    @Override
+    public void clock(double seconds) {
+        if (!(seconds >= 0) || Double.isInfinite(seconds)) throw new IllegalArgumentException("simulated time must be finite and not negative: " + seconds);
+        this.nowMillis = Math.round(seconds * 1000);
     }
 
     @Override
@@ -96,9 +120,10 @@ final class AcePolicy implements Policy {
                 pools, constraints(pod.spec()), pod.cpuMilli(), null).needing(memoryOf(pod));
         // a TP replica that does not fit waits (protocol B's queue, the webhook's scheduling gate) under its pod's id
         String waiter = r.wantsClique() ? id : null;
-        Allocator.Outcome o = allocator.place(r, false, 0, waiter);
+        Allocator.Outcome o = allocator.place(r, false, nowMillis, waiter);
         if (!o.placed()) {
-            if (waiter != null) allocator.awaiting(waiter, r);
+            // waiting since now; a replica already waiting keeps its first time (Allocator.awaiting)
+            if (waiter != null) allocator.awaiting(waiter, r, nowMillis);
             return false;
         }
         took(id, o.reservation().node(), pod.memMib());
@@ -138,9 +163,9 @@ final class AcePolicy implements Policy {
         NodeConstraints own = constraints(pod.spec());
         BatchPlacement.Ask ask = new BatchPlacement.Ask(id, WorkloadClass.BATCH, pod.numGpu(), Reservation.Owner.NONE,
                 memoryOf(pod), p -> own, tpWaiting);
-        BatchPlacement.Choice choice = allocator.read(a -> BatchPlacement.trial(a, batch, ask, 0));
+        BatchPlacement.Choice choice = allocator.read(a -> BatchPlacement.trial(a, batch, ask, nowMillis));
         if (!(choice instanceof BatchPlacement.Placed t)) return false;
-        java.util.Optional<Allocator.Outcome> o = BatchPlacement.commit(allocator, batch, t, 0);
+        java.util.Optional<Allocator.Outcome> o = BatchPlacement.commit(allocator, batch, t, nowMillis);
         if (o.isEmpty()) return false;
         took(id, o.get().reservation().node(), pod.memMib());
         return true;

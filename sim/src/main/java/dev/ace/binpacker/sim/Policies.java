@@ -1,5 +1,6 @@
 package dev.ace.binpacker.sim;
 
+import dev.ace.binpacker.placement.Allocator;
 import dev.ace.binpacker.placement.BatchRule;
 import dev.ace.binpacker.placement.DemandMix;
 import dev.ace.binpacker.placement.Earmarks;
@@ -32,6 +33,8 @@ public final class Policies {
             case "ace-tp2-hgx" -> new AcePolicy(c, PackerConfig::defaults, false);
             case "ace-no-earmark" -> new AcePolicy(c, PackerConfig::defaults, true, Earmarks.Rule.OFF);
             case "ace-earmark-strict" -> new AcePolicy(c, PackerConfig::defaults, true, Earmarks.Rule.STRICT);
+            // the engine without the starvation bound (issue 34): the oldest TP waiter's earmark stays soft however long it waits
+            case "ace-no-bound" -> new AcePolicy(c, PackerConfig::defaults, true, Allocator.DEFAULT_EARMARKS, Earmarks.NO_BOUND);
             case "ace-nofrag" -> new AcePolicy(c, () -> PackerConfig.defaults().withoutFragmentation());
             case "ace-exact" -> new AcePolicy(c, () -> gross().withFragmentation(FragmentationScorer.TP_FIRST));
             case "ace-mix-requests" -> new AcePolicy(c, () -> gross().withMix(DemandMix.inferenceDefaultByRequest()));

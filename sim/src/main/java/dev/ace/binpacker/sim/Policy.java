@@ -24,12 +24,18 @@ public interface Policy {
         return place(pod, id, 1, pools);
     }
 
+    /**
+     * The simulated time, in seconds, of the decisions that follow (protocol B sets it before each arrival and each
+     * retry of its queue); ACE's starvation bound measures waits by it, baselines ignore it.
+     */
+    default void clock(double seconds) {}
+
     /** Policy names in the order reports list them. */
     java.util.List<String> NAMES = java.util.List.of("random", "k8s-default", "k8s-binpack", "best-fit", "dot-prod",
             "clustering", "packing", "fgd", "device-plugin", "hived", "ace");
 
     /** Variants reported beside the main rows: baselines with kube-scheduler's scores, ACE without parts of itself. */
-    java.util.List<String> VARIANTS = java.util.List.of("random-kube", "best-fit-kube", "fgd-kube", "ace-nofrag", "ace-neutral", "ace-frag-equal", "ace-tp2-hgx", "ace-no-earmark", "ace-earmark-strict",
+    java.util.List<String> VARIANTS = java.util.List.of("random-kube", "best-fit-kube", "fgd-kube", "ace-nofrag", "ace-neutral", "ace-frag-equal", "ace-tp2-hgx", "ace-no-earmark", "ace-earmark-strict", "ace-no-bound",
             "ace-exact", "ace-mix-requests", "ace-gross", "ace-net-all", "ace-shares-before", "ace-shares-unseen", "ace-share-single", "ace-shapes-64", "ace-cpu-engine", "ace-memory-blind",
             "ace-batch-general-first", "ace-batch-inference-first", "ace-batch-general-slicing", "ace-batch-no-yield", "ace-batch-no-inference",
             "ace-batch-no-slicing");

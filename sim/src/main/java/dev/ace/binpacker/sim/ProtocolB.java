@@ -73,6 +73,7 @@ public final class ProtocolB {
         for (FleetPod pod : pods) {
             while (!departures.isEmpty() && departures.peek().time() <= pod.arrival()) {
                 Departure d = departures.poll();
+                p.clock(d.time());
                 p.release(d.id());
                 tp.left(d.id());
                 // a departure frees GPUs now: the queue is retried at that moment, oldest first
@@ -91,6 +92,7 @@ public final class ProtocolB {
                     tp.started(w, clique, d.time());
                 }
             }
+            p.clock(pod.arrival());
             if (decisions == nanos.length) nanos = java.util.Arrays.copyOf(nanos, nanos.length * 2);
             long t0 = System.nanoTime();
             boolean ok = pod.kind().equals("batch") ? p.placeBatch(pod.asSimPod(), pod.id(), BATCH_POOLS, waiting.size())
