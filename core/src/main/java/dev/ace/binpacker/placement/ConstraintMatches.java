@@ -41,7 +41,7 @@ final class ConstraintMatches {
     }
 
     private static void set(Match m, NodeConstraints c, int i, NodeInfo n) {
-        m.selected().set(i, n != null && c.selects(n.labels()));
+        m.selected().set(i, n != null && c.selects(n));
         m.tolerated().set(i, n != null && c.toleratesAll(n.taints()));
     }
 }

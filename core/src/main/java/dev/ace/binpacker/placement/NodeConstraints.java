@@ -39,8 +39,11 @@ public record NodeConstraints(Map<String, String> nodeSelector,
 
     public boolean isEmpty() { return nodeSelector.isEmpty() && affinityTerms.isEmpty() && tolerations.isEmpty(); }
 
-    /** nodeSelector and required affinity against the node's labels. */
-    public boolean selects(Map<String, String> labels) {
+    /** nodeSelector and required affinity against the node: its labels, and its name for {@code metadata.name}. */
+    public boolean selects(NodeInfo node) { return selects(node.name(), node.labels()); }
+
+    /** nodeSelector and required affinity against a node's name and labels. */
+    public boolean selects(String nodeName, Map<String, String> labels) {
         for (Map.Entry<String, String> e : nodeSelector.entrySet()) {
             if (!e.getValue().equals(labels.get(e.getKey()))) return false;
         }
@@ -48,12 +51,15 @@ public record NodeConstraints(Map<String, String> nodeSelector,
         for (List<LabelRequirement> term : affinityTerms) {
             boolean all = true;
             for (LabelRequirement r : term) {
-                if (!r.matches(labels)) { all = false; break; }
+                if (!r.matches(nodeName, labels)) { all = false; break; }
             }
             if (all) return true;
         }
         return false;
     }
+
+    /** Against labels only, the hostname label standing for the node's name ({@link LabelRequirement#matches(Map)}). */
+    public boolean selects(Map<String, String> labels) { return selects(labels.get("kubernetes.io/hostname"), labels); }
 
     /** True when every repelling taint of the node is tolerated. */
     public boolean toleratesAll(List<Taint> taints) {

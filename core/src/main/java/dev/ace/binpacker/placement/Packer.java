@@ -122,7 +122,7 @@ public final class Packer {
     }
 
     static boolean staticallyAllowedIgnoringPool(NodeInfo n, PlacementRequest r) {
-        if (!r.constraints().selects(n.labels())) return false;
+        if (!r.constraints().selects(n)) return false;
         if (!n.taints().isEmpty() && !r.constraints().toleratesAll(n.taints())) return false;
         return r.gpuModel() == null || r.gpuModel().equals(n.gpuModel());
     }

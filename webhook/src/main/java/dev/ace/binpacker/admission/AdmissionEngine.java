@@ -48,7 +48,7 @@ public final class AdmissionEngine {
         this.metrics = metrics;
         this.mapper = mapper;
         this.clock = clock;
-        this.provenance = new Provenance(policy::allocator, mapper);
+        this.provenance = new Provenance(policy::allocator, mapper, policy::sightings);
     }
 
     public PodPolicy policy() { return policy; }

@@ -32,8 +32,15 @@ public final class GateRelease {
      */
     public static PlacementRequest waitingFor(Pod pod, String id, dev.ace.binpacker.placement.Allocator al) throws InvalidPodException {
         Classification c = Classifier.classify(pod);
+        // ACE gates only pods that ask for whole GPUs. A gate on any other pod is not ACE's (brought by a pod of an exempt
+        // namespace, which ACE skips, or created while ACE was down): it waits for nothing ACE reserves, and is never
+        // released onto a GPU it did not ask for (issue 34; it was once queued as a 1-GPU waiter).
+        if (c.gpus() < 1) {
+            throw new InvalidPodException("spec.schedulingGates", "the pod carries " + AceKeys.GATE
+                    + " but asks for no whole GPUs: ACE did not gate it and reserves nothing for it");
+        }
         NodeConstraints constraints = dev.ace.binpacker.workload.NodeNeeds.of(pod).constraints();
-        int gpus = Math.max(1, c.gpus());
+        int gpus = c.gpus();
         return PlacementRequest.whole(id, c.workloadClass(), gpus, Math.max(c.tp(), c.gpus()),
                 FleetView.inferencePools(al, gpus, constraints), constraints).needing(dev.ace.binpacker.workload.PodRequests.besidesGpus(pod));
     }

@@ -60,6 +60,12 @@ public final class PodPolicy {
 
     Allocator allocator() { return allocator.get(); }
 
+    /** Which reservations' pods this replica has seen (in-cluster: the Pod informer; standalone: none). */
+    PendingCap.Sightings sightings() {
+        PendingCap.Sightings s = pendingCap == null || pendingCap.sightings() == null ? null : pendingCap.sightings().get();
+        return s == null ? PendingCap.Sightings.NONE : s;
+    }
+
     /**
      * Decides for a pod as the tenant wrote it. The caller removes ACE's own output keys first
      * ({@link AceOutputs#strip}): nothing a pod brings is taken as already decided.
@@ -84,14 +90,16 @@ public final class PodPolicy {
             }
             // A shape is a shape (DESIGN "Classification is conservative"): whatever the label or the class, a pod that
             // is not an identified server takes no lone GPU of a clean clique and no multi-GPU block past the reserve.
-            return switch (c.workloadClass()) {
-                case EMBEDDING, BATCH, INTERACTIVE -> c.gpus() == 1 ? background.slice(req, c, needs, warnings)
+            // Whatever path decided it, a pod left to kube-scheduler must not be able to reach pool inference.
+            return background.keptOffInference(req, c, switch (c.workloadClass()) {
+                case EMBEDDING, BATCH, INTERACTIVE -> c.gpus() == 1 ? background.slice(req, c, needs, warnings, commit, nowMillis)
                         : background.multiGpu(req, c, constraints, warnings, commit, nowMillis);
                 case INFERENCE, UNKNOWN -> c.gpus() == 1 ? whole(req, c, constraints, warnings, commit, nowMillis)
                         : background.multiGpu(req, c, constraints, warnings, commit, nowMillis);
-            };
+            });
         }
-        return c.workloadClass() == WorkloadClass.EMBEDDING && c.gpus() == 1 ? background.slice(req, c, needs, warnings)
+        return c.workloadClass() == WorkloadClass.EMBEDDING && c.gpus() == 1
+                ? background.keptOffInference(req, c, background.slice(req, c, needs, warnings, commit, nowMillis))
                 : whole(req, c, constraints, warnings, commit, nowMillis);
     }
 

@@ -25,7 +25,9 @@ import java.util.regex.Pattern;
  * <ul>
  * <li>a reservation is ACE's when the ledger holds it, unchanged, made at admission for this pod
  * (namespace, name or generateName), still pending and claimed by no other pod (once a /validate call
- * accepted it, only that pod, by UID, is its owner: a copy with the same generateName is not); and the pod is
+ * accepted it, only that pod, by the UID the API server gave it, is its owner, and no /mutate call owns it: a
+ * copy with the same generateName is not, whatever {@code metadata.uid} it sets, which proves nothing before the
+ * API server assigns the UID after mutation); and the pod is
  * pinned to its node and asks for exactly its GPUs. A copy of a running pod's annotation names a
  * reservation that is confirmed (or gone), so it is never ACE's for the copy;</li>
  * <li>a gate, a rewrite and a decision text hold no GPUs, so they are judged against what ACE
@@ -55,18 +57,22 @@ final class Provenance {
 
     private final Supplier<Allocator> allocator;
     private final ObjectMapper mapper;
+    /** Which reservations' pods this replica's informer has seen stored (in-cluster; standalone: none). */
+    private final Supplier<PendingCap.Sightings> sightings;
     /**
      * Reservation id -> the pod (its UID, which the API server assigns before validating admission) whose /validate call
      * accepted it. Until then every call of the one admission (the /mutate call, its reinvocation) sees a pod without a
-     * UID, and nobody else knows the random id; from then on the pod exists and can be copied, so the reservation is
-     * ACE's own for that pod alone (issue 17: a second pod of the same generateName carrying it is not, and its
-     * mismatch releases nothing).
+     * UID the API server gave (a client may set one, never read there), and nobody else knows the random id; from then
+     * on the pod exists and can be copied, so the reservation is ACE's own for that pod alone (issues 17 and 34: a
+     * second pod of the same generateName carrying it is not, whatever UID it claims, and its mismatch releases
+     * nothing).
      */
     private final Map<String, String> acceptedFor = new java.util.concurrent.ConcurrentHashMap<>();
 
-    Provenance(Supplier<Allocator> allocator, ObjectMapper mapper) {
+    Provenance(Supplier<Allocator> allocator, ObjectMapper mapper, Supplier<PendingCap.Sightings> sightings) {
         this.allocator = allocator;
         this.mapper = mapper;
+        this.sightings = sightings;
     }
 
     /**
@@ -80,7 +86,7 @@ final class Provenance {
         Optional<Reservation> own = Optional.empty();
         if (out.reservation() != null) {
             Optional<Reservation> claimed = ReservationJson.read(mapper, out.reservation(), 0);
-            own = claimed.flatMap(c -> ownReservation(r, c));
+            own = claimed.flatMap(c -> ownReservation(r, c, validating));
             // A dry run reserves nothing, so its /validate call cannot find the reservation its /mutate call showed;
             // nothing of a dry run is stored either, so the pod is held to the reservation's shape only.
             boolean dryShape = validating && r.dryRun() && claimed.isPresent();
@@ -108,11 +114,11 @@ final class Provenance {
     }
 
     /** The reservation {@code claimed} names, if ACE made exactly that one at admission for this pod and nobody claimed it yet. */
-    private Optional<Reservation> ownReservation(AdmissionRequest r, Reservation claimed) {
+    private Optional<Reservation> ownReservation(AdmissionRequest r, Reservation claimed, boolean validating) {
         Allocator a = allocator.get();
         Optional<Reservation> thisRequest = a.heldForRequest(r.uid()).filter(h -> same(h, claimed));
         if (thisRequest.isPresent()) return thisRequest;
-        return a.reservationOn(claimed.node(), claimed.id()).filter(h -> same(h, claimed) && madeFor(h, r));
+        return a.reservationOn(claimed.node(), claimed.id()).filter(h -> same(h, claimed) && madeFor(h, r, validating));
     }
 
     private static boolean same(Reservation held, Reservation claimed) {
@@ -139,13 +145,31 @@ final class Provenance {
         return "name:" + r.namespace() + "/" + name;
     }
 
-    private boolean madeFor(Reservation h, AdmissionRequest r) {
+    /**
+     * Whether the pending reservation {@code h} was made at admission for the pod of {@code r}: its namespace and name
+     * (or generateName), and evidence no client can steer that the pod is the one ACE reserved for.
+     * <ul>
+     * <li>/mutate: the pod has no UID yet (the API server assigns it after mutating admission), so a
+     * {@code metadata.uid} the request carries is the client's word and proves nothing; it is never read. A
+     * reinvocation comes before its pod's /validate call and before the pod is stored, so once a /validate call
+     * accepted the reservation, the leader tied it to a pod, or this replica saw a pod carrying it, its pod exists and
+     * a /mutate call naming it is another pod's (a copy of the stored pod, whatever UID it claims).</li>
+     * <li>/validate: the UID is the API server's. The reservation is this pod's unless another pod's /validate call
+     * accepted it, or a pod carrying it is already stored (the pod validated now is not stored yet).</li>
+     * </ul>
+     */
+    private boolean madeFor(Reservation h, AdmissionRequest r, boolean validating) {
         Reservation.Owner o = h.owner();
         if (!h.pending() || o.requestUid() == null || !r.namespace().equals(o.namespace()) || o.podName() == null) return false;
-        String podUid = r.pod().getMetadata() == null ? null : r.pod().getMetadata().getUid();
-        if (o.podUid() != null && !o.podUid().equals(podUid)) return false;
         String acceptedBy = acceptedFor.get(h.id());
-        if (acceptedBy != null && !acceptedBy.equals(identity(r))) return false;
+        boolean stored = sightings.get().podSeen(h);
+        if (!validating) {
+            if (acceptedBy != null || o.podUid() != null || stored) return false;
+        } else {
+            String podUid = r.pod().getMetadata() == null ? null : r.pod().getMetadata().getUid();
+            if (o.podUid() != null && !o.podUid().equals(podUid)) return false;
+            if (acceptedBy != null ? !acceptedBy.equals(identity(r)) : stored) return false;
+        }
         String name = r.name().isEmpty() && r.pod().getMetadata() != null && r.pod().getMetadata().getName() != null
                 ? r.pod().getMetadata().getName() : r.name();
         String generate = r.pod().getMetadata() == null ? null : r.pod().getMetadata().getGenerateName();

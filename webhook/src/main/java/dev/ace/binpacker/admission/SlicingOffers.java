@@ -32,7 +32,7 @@ final class SlicingOffers {
         Set<SlicingOffer> offers = new LinkedHashSet<>();
         for (int i = 0; i < s.capacity(); i++) {
             NodeInfo n = s.node(i);
-            if (n == null || n.pool() != Pool.SLICING || !c.selects(n.labels())) continue;
+            if (n == null || n.pool() != Pool.SLICING || !c.selects(n)) continue;
             offers.addAll(SlicingOffer.of(n.labels()));
         }
         return offers;

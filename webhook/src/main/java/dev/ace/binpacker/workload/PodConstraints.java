@@ -1,6 +1,5 @@
 package dev.ace.binpacker.workload;
 
-import dev.ace.binpacker.keys.AceKeys;
 import dev.ace.binpacker.placement.LabelRequirement;
 import dev.ace.binpacker.placement.NodeConstraints;
 import dev.ace.binpacker.placement.Toleration;
@@ -14,8 +13,8 @@ import java.util.Map;
 
 /**
  * A pod's own nodeSelector, required node affinity, {@code spec.nodeName} and tolerations as {@link NodeConstraints};
- * a pod created with {@code spec.nodeName} allows that node only (its name is matched against the node's hostname
- * label, as {@code matchFields} are).
+ * a pod created with {@code spec.nodeName} allows that node only. Its name, like {@code matchFields metadata.name},
+ * is matched against the node's name ({@link LabelRequirement#NODE_NAME}), never its hostname label.
  */
 public final class PodConstraints {
     private PodConstraints() {}
@@ -23,13 +22,6 @@ public final class PodConstraints {
     public static NodeConstraints of(Pod pod) {
         if (pod.getSpec() == null) return NodeConstraints.NONE;
         Map<String, String> selector = pod.getSpec().getNodeSelector();
-        String bound = boundNode(pod);
-        if (bound != null) {
-            Map<String, String> narrowed = new java.util.HashMap<>(selector == null ? Map.of() : selector);
-            // A nodeSelector that names another hostname leaves no node: the kubelet would refuse the pod too.
-            narrowed.merge(AceKeys.HOSTNAME, bound, (a, b) -> a.equals(b) ? a : "\u0000not " + b);
-            selector = narrowed;
-        }
         List<List<LabelRequirement>> terms = new ArrayList<>();
         NodeSelector required = requiredTerms(pod);
         if (required != null && required.getNodeSelectorTerms() != null) {
@@ -41,10 +33,10 @@ public final class PodConstraints {
                     }
                 }
                 if (t.getMatchFields() != null) {
-                    // matchFields only supports metadata.name; the hostname label carries the node name on every
-                    // kubelet-registered node, which is what the packer can see.
+                    // matchFields supports metadata.name only: the node's name, which its hostname label need not equal.
                     for (NodeSelectorRequirement r : t.getMatchFields()) {
-                        term.add(new LabelRequirement(AceKeys.HOSTNAME, r.getOperator(), r.getValues()));
+                        term.add("metadata.name".equals(r.getKey()) ? LabelRequirement.nodeName(r.getOperator(), r.getValues())
+                                : new LabelRequirement("", "In", List.of())); // another field: the API server refuses it; no node
                     }
                 }
                 terms.add(term);
@@ -52,8 +44,10 @@ public final class PodConstraints {
         }
         String nodeName = pod.getSpec().getNodeName();
         if (nodeName != null && !nodeName.isEmpty()) {
-            // spec.nodeName binds the pod to that node without the scheduler: ACE may only decide on that node (issue 17).
-            LabelRequirement on = new LabelRequirement(AceKeys.HOSTNAME, "In", List.of(nodeName));
+            // spec.nodeName binds the pod to that node without the scheduler: ACE may only decide on that node (issue 17),
+            // named as the kubelet knows it, whatever its hostname label says (issue 34). Its selector and affinity still
+            // apply (the kubelet refuses a pod whose node does not match them).
+            LabelRequirement on = LabelRequirement.nodeName("In", List.of(nodeName));
             if (terms.isEmpty()) terms.add(new ArrayList<>());
             for (List<LabelRequirement> t : terms) t.add(on);
         }

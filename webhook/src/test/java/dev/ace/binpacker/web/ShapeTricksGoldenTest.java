@@ -85,28 +85,34 @@ class ShapeTricksGoldenTest {
     }
 
     /**
-     * A second pod of the victim's generateName carrying the victim's reservation (kubectl get -o json, name and
-     * UID dropped): pinned (it would ride on the reservation) or unpinned (kubectl debug --copy-to; it would make
-     * /mutate release the victim's GPUs). Either way it gets what the copy without ACE's keys gets, a reservation
-     * of its own, and the victim keeps every GPU.
+     * A second pod of the victim's generateName carrying the victim's reservation (kubectl get -o json, name dropped):
+     * pinned (it would ride on the reservation) or unpinned (kubectl debug --copy-to; it would make /mutate release the
+     * victim's GPUs), with the UID dropped (the control) or kept as the victim's (issue 34: a client-set
+     * {@code metadata.uid} at /mutate, before the API server assigns one, proves nothing). Every way it gets what the
+     * copy without ACE's keys gets, a reservation of its own, and the victim keeps every GPU.
      */
-    @ParameterizedTest(name = "pinned copy: {0}")
-    @CsvSource({"true", "false"})
-    void a_copy_of_a_pod_with_its_generate_name_and_reservation_takes_nothing_from_it(boolean pinned) {
+    @ParameterizedTest(name = "pinned copy: {0}, the victim''s UID set by the client: {1}")
+    @CsvSource({"true, false", "false, false", "true, true", "false, true"})
+    void a_copy_of_a_pod_with_its_generate_name_and_reservation_takes_nothing_from_it(boolean pinned, boolean forgedUid) {
         JsonNode victimReview = Https.file(request("tp4"));
         JsonNode admitted = Https.postReview("/mutate", victimReview);
         Pod victim = Https.patchedPod(victimReview, admitted);
-        JsonNode validated = Https.postReview("/validate", ForgeryGoldenTest.asFinal(victimReview, victim, "victim-validate"));
+        JsonNode finalReview = ForgeryGoldenTest.asFinal(victimReview, victim, "victim-validate");
+        JsonNode validated = Https.postReview("/validate", finalReview);
         assertTrue(validated.at("/response/allowed").asBoolean(), validated.toString());
+        Pod stored = Https.MAPPER.convertValue(finalReview.at("/request/object"), Pod.class); // as the tenant reads it
+        assertFalse(stored.getMetadata().getUid().isEmpty());
         Reservation before = fleet.allocator().heldForRequest(victimReview.at("/request/uid").asText()).orElseThrow();
 
-        JsonNode control = Https.postReview("/mutate", copyOf(victimReview, victim, pinned, false, "control"));
+        JsonNode control = Https.postReview("/mutate", copyOf(victimReview, stored, pinned, false, false, "control"));
         int controlGpus = fleet.allocator().heldForRequest("control").orElseThrow().gpuCount();
         fleet.allocator().release(fleet.allocator().heldForRequest("control").orElseThrow().id()); // the control pod is deleted
 
-        ObjectNode copy = copyOf(victimReview, victim, pinned, true, "thief");
+        ObjectNode copy = copyOf(victimReview, stored, pinned, true, forgedUid, "thief");
+        assertEquals(forgedUid, stored.getMetadata().getUid().equals(copy.at("/request/object/metadata/uid").asText()));
         JsonNode stolen = Https.postReview("/mutate", copy);
-        GoldenFiles.assertGolden(Https.ADMISSION.resolve("responses/shape-copy-" + (pinned ? "pinned" : "unpinned") + ".json"),
+        GoldenFiles.assertGolden(Https.ADMISSION.resolve("responses/shape-copy-" + (pinned ? "pinned" : "unpinned")
+                        + (forgedUid ? "-forged-uid" : "") + ".json"),
                 GoldenFiles.withoutRandomIds(Https.readable(stolen)));
         assertTrue(stolen.at("/response/warnings").toString().contains("dropped " + AceKeys.RESERVATION), stolen.toString());
         Reservation after = fleet.allocator().heldForRequest(victimReview.at("/request/uid").asText()).orElseThrow();
@@ -115,16 +121,25 @@ class ShapeTricksGoldenTest {
         assertEquals(0, thief.gpuMask() & before.gpuMask() & (thief.node().equals(before.node()) ? -1L : 0L), "the copy shares no GPU");
         assertEquals(control.at("/response/allowed"), stolen.at("/response/allowed"));
         assertEquals(controlGpus, thief.gpuCount(), "the copy gets what the same pod without ACE's keys gets");
+        // Nor can its /validate call take the victim's reservation: the copy's final object (with the API server's UID,
+        // and the victim's annotation put back by a later webhook) is refused and releases nothing.
+        Pod thiefFinal = Https.patchedPod(copy, stolen);
+        thiefFinal.getMetadata().getAnnotations().put(AceKeys.RESERVATION, stored.getMetadata().getAnnotations().get(AceKeys.RESERVATION));
+        if (!pinned) thiefFinal.getSpec().setAffinity(stored.getSpec().getAffinity());
+        thiefFinal.getMetadata().setUid(null);
+        JsonNode thiefValidated = Https.postReview("/validate", ForgeryGoldenTest.asFinal(copy, thiefFinal, "thief-validate"));
+        assertFalse(thiefValidated.at("/response/allowed").asBoolean(), thiefValidated.toString());
+        assertEquals(before, fleet.allocator().heldForRequest(victimReview.at("/request/uid").asText()).orElseThrow());
     }
 
-    /** The victim's final object as a tenant reads it, as a new pod of the same generateName. */
-    private static ObjectNode copyOf(JsonNode review, Pod victim, boolean pinned, boolean keepKeys, String uid) {
+    /** The victim's stored object as a tenant reads it, as a new pod of the same generateName. */
+    private static ObjectNode copyOf(JsonNode review, Pod stored, boolean pinned, boolean keepKeys, boolean keepUid, String uid) {
         ObjectNode r = review.deepCopy();
         ((ObjectNode) r.get("request")).put("uid", uid);
-        ObjectNode object = Https.MAPPER.valueToTree(victim);
+        ObjectNode object = Https.MAPPER.valueToTree(stored);
         ObjectNode meta = (ObjectNode) object.get("metadata");
         meta.remove("name");
-        meta.remove("uid");
+        if (!keepUid) meta.remove("uid");
         if (!keepKeys) meta.remove("annotations");
         if (!pinned) ((ObjectNode) object.get("spec")).remove("affinity");
         ((ObjectNode) r.get("request")).set("object", object);
