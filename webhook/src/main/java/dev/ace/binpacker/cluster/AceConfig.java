@@ -38,6 +38,8 @@ public interface AceConfig {
 
     Tls tls();
 
+    Connections connections();
+
     Dra dra();
 
     Queue queue();
@@ -253,5 +255,25 @@ public interface AceConfig {
          */
         @WithDefault("10s")
         Duration reloadPeriod();
+    }
+
+    /** What one HTTPS connection may hold before it sends a request (issue 34; web/ConnectionLimits). */
+    interface Connections {
+        /**
+         * A TLS handshake must finish within this, or the connection is closed. The API server handshakes in milliseconds
+         * (same cluster); 5 s leaves room for a loaded node and keeps a connection that sends nothing from holding a
+         * socket for the Vert.x default of 10 s.
+         */
+        @WithDefault("5s")
+        Duration handshakeTimeout();
+
+        /**
+         * A handshaken connection that has sent no request within this is closed. 10 s: the API server sends its
+         * review right after it connects; after the first request the connection keeps {@code quarkus.http.idle-timeout}
+         * (120 s), longer than the API server's own 90 s idle keep-alive, so its long-lived connections stay open.
+         * Without it an idle connection held one of the {@code quarkus.http.limits.max-connections} slots for 120 s.
+         */
+        @WithDefault("10s")
+        Duration firstRequestTimeout();
     }
 }

@@ -24,9 +24,9 @@ import jakarta.inject.Inject;
  * length (the API server always sends one) is read here with the same bound, and answered here,
  * since the REST layer cannot take a body already read.</li>
  * <li>A body the REST layer reads waits at most {@code quarkus.http.read-timeout} (10 s) for each
- * read, then the connection is closed; a silent connection is closed after
- * {@code quarkus.http.idle-timeout}. The API server gives a webhook at most 30 s, so nothing it sends
- * is cut.</li>
+ * read, then the connection is closed; a connection that served a request and went silent is closed after
+ * {@code quarkus.http.idle-timeout}, one that never sent a request much sooner ({@link ConnectionLimits}). The API
+ * server gives a webhook at most 30 s, so nothing it sends is cut.</li>
  * </ul>
  */
 @ApplicationScoped
