@@ -105,4 +105,37 @@ class GateEarmarkTest {
         assertTrue(Soak.gated(live(big)));
         assertEquals("hgx-a", told(a1).node());
     }
+
+    @Test
+    void a_replica_that_does_not_lead_keeps_its_admissions_off_the_node_earmarked_for_the_oldest_waiter() {
+        Replica follower = new Replica("r1", c.ledger, c.podApi, c.json, Soak.CONFIG, c.clock::get, Map.of());
+        Watch followerWatch = new Watch(c, follower.view);
+        c.putNode(TestNodes.hgx("hgx-a", 8));
+        c.putNode(TestNodes.hgx("hgx-b", 8));
+        watch.deliverAll();
+        Pod a1 = admitAndCreate(4, "a1");
+        Pod a2 = admitAndCreate(4, "a2");
+        Pod b1 = admitAndCreate(4, "b1");
+        Pod b2 = admitAndCreate(4, "b2");
+        Pod big = admitAndCreate(8, "big");
+        assertTrue(Soak.gated(live(big)));
+        assertEquals("hgx-a", r.allocator.earmarkedFor(big.getMetadata().getUid()).orElseThrow());
+        gone(a2);
+        gone(b2);
+        settle();
+        assertTrue(Soak.gated(live(big)), "no 8-clique is free yet");
+
+        // The follower's pass (it does not lead): it knows the queue from its watches, and now the earmark too.
+        followerWatch.deliverAll();
+        follower.reconciler.reconcile(() -> false);
+        assertEquals("hgx-a", follower.allocator.earmarkedFor(big.getMetadata().getUid()).orElseThrow(), "the follower earmarks as the leader does");
+        Pod p = Pods.gpuPod("vllm/vllm-openai", "[--tensor-parallel-size, '2']", "2", null);
+        p.getMetadata().setName("direct");
+        Pod out = follower.admit(p, "req-direct");
+        assertNotNull(out);
+        Pod created = c.create(out);
+        assertEquals("hgx-b", told(created).node(), "a TP 2 admitted by the follower fits elsewhere: not onto the earmarked node");
+        assertEquals("hgx-a", told(a1).node());
+        assertEquals("hgx-b", told(b1).node());
+    }
 }

@@ -25,11 +25,19 @@ public final class AceReplica {
     private final String name;
     private final int httpsPort = ControlPlane.freePort();
     private final int managementPort = ControlPlane.freePort();
-    private final Daemon process;
+    private final ControlPlane cp;
+    private final Path kubeconfig;
+    private volatile Daemon process;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     AceReplica(String name, ControlPlane cp, Path kubeconfig, Map<String, String> extraProperties) throws IOException {
         this.name = name;
+        this.cp = cp;
+        this.kubeconfig = kubeconfig;
+        process = daemon(extraProperties);
+    }
+
+    private Daemon daemon(Map<String, String> extraProperties) throws IOException {
         if (!Files.isRegularFile(JAR)) throw new IllegalStateException(JAR + " is missing: the real-API suite runs after `mvn package` (mvn verify)");
         Path cert = cp.pki().server(name).write(cp.dir(), name);
         Path key = cp.dir().resolve(name + ".key");
@@ -38,7 +46,19 @@ public final class AceReplica {
                 "-Dquarkus.tls.webhook.key-store.pem.0.cert=" + cert, "-Dquarkus.tls.webhook.key-store.pem.0.key=" + key));
         extraProperties.forEach((k, v) -> cmd.add("-D" + k + "=" + v));
         cmd.addAll(List.of("-jar", JAR.toString(), "serve", "--kubeconfig", kubeconfig.toString()));
-        process = new Daemon(name, cmd, Map.of("HOSTNAME", name, "ACE_CONTROLLER_NAMESPACE", AceInstall.NAMESPACE), cp.dir());
+        return new Daemon(name, cmd, Map.of("HOSTNAME", name, "ACE_CONTROLLER_NAMESPACE", AceInstall.NAMESPACE), cp.dir());
+    }
+
+    /**
+     * Stops the process (SIGTERM) and starts it again on the same ports with {@code properties} in place of the
+     * settings it had (a scenario that needs other {@code ace.*} settings; restore {@link RealCluster#REPLICA_PROPERTIES}
+     * after it). Does not wait for readiness.
+     */
+    public synchronized AceReplica restartWith(Map<String, String> properties) throws IOException {
+        process.stop();
+        process = daemon(properties);
+        process.start();
+        return this;
     }
 
     public String name() { return name; }

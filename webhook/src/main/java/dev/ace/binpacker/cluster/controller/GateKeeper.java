@@ -42,11 +42,14 @@ final class GateKeeper {
         this.json = json;
     }
 
-    /** One walk of the queue: {@link Result#DONE}, or a retry when a release failed and must be tried again without an event. */
-    Result pass(long wallNow, BooleanSupplier leading) {
-        Result next = Result.DONE;
-        PendingDemand queue = view.pending();
-        java.util.List<PendingDemand.Waiting> waiting = queue.waiting();
+    /**
+     * Tells this replica's allocator the gated queue as it is, in its order, and since when each waiter waits: the
+     * first one's earmark (and, past ace.queue.starvation-bound, its strictness) then applies to every placement here,
+     * the webhook's direct admissions included. The leader does it on each walk; a replica that does not lead does it
+     * on each pass ({@link Reconciler#reconcile}), else its admissions would ignore the earmark. Returns the queue.
+     */
+    java.util.List<PendingDemand.Waiting> earmarkWaiters() {
+        java.util.List<PendingDemand.Waiting> waiting = view.pending().waiting();
         // the queue in its order: the oldest waiter of the highest priority gets the earmark (placement.Earmarks)
         // and how long each has waited: past ace.queue.starvation-bound the first one's earmark takes no other pod
         java.util.LinkedHashMap<String, PlacementRequest> waiters = new java.util.LinkedHashMap<>();
@@ -57,6 +60,14 @@ final class GateKeeper {
             since.put(w.id(), w.sinceMillis());
         }
         view.allocator().waitersAre(waiters, since);
+        return waiting;
+    }
+
+    /** One walk of the queue: {@link Result#DONE}, or a retry when a release failed and must be tried again without an event. */
+    Result pass(long wallNow, BooleanSupplier leading) {
+        Result next = Result.DONE;
+        PendingDemand queue = view.pending();
+        java.util.List<PendingDemand.Waiting> waiting = earmarkWaiters();
         for (PendingDemand.Waiting w : waiting) {
             if (!leading.getAsBoolean()) return Result.DONE; // a new term walks the queue again
             if (view.groups().isGatedRank(w.id())) continue; // a rank of a group is released with its whole group (GroupKeeper)

@@ -37,6 +37,7 @@ public final class Reconciler {
     private final LongSupplier wallMillis;
     private final ReconcilerConfig config;
     private final EntryKeeper entries;
+    private final GateKeeper gates;
     private final InFlightCheck inFlight;
     private final Controller<String> entryQueue;
     private final Controller<String> reportQueue;
@@ -63,7 +64,7 @@ public final class Reconciler {
         this.wallMillis = wallMillis;
         this.config = config;
         this.entries = new EntryKeeper(view, ledger, api, metrics, config);
-        GateKeeper gates = new GateKeeper(view, api, json);
+        this.gates = new GateKeeper(view, api, json);
         // A group may hold GPUs it cannot use yet as long as an untied reservation may wait for its pod.
         GroupKeeper groups = new GroupKeeper(view, gates, metrics,
                 new GroupKeeper.Config(config.pendingTtlMillis(), 6 * config.pendingTtlMillis(), 3));
@@ -97,6 +98,7 @@ public final class Reconciler {
             view.drainTouched();
             view.drainTouchedPods();
             view.drainTouchedGroups();
+            gates.earmarkWaiters(); // this replica's admissions keep off the oldest waiter's earmark too
             return;
         }
         long now = monotonicMillis.getAsLong();
