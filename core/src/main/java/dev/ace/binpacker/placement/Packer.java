@@ -76,20 +76,13 @@ public final class Packer {
         return scorer(n).value(state.freeMask(nodeIndex), config.mix());
     }
 
-    public PlacementResult decide(PlacementRequest r) { return decide(r, null, true); }
+    public PlacementResult decide(PlacementRequest r) { return decide(r, null, null); }
 
     /**
-     * As {@link #decide(PlacementRequest)}, keeping off {@code offLimits} (nodes earmarked for
-     * waiting replicas, {@link Earmarks}; null = none); with {@code fallBack}, a request that fits
-     * nowhere else may use them.
-     */
-    PlacementResult decide(PlacementRequest r, java.util.BitSet offLimits, boolean fallBack) {
-        return decide(r, offLimits, fallBack ? null : offLimits);
-    }
-
-    /**
-     * As {@link #decide(PlacementRequest)}, keeping off {@code offLimits}; a request that fits nowhere else may use
-     * them but for {@code stillOff} (a starving waiter's earmark, {@link Earmarks#starving}; null = none).
+     * As {@link #decide(PlacementRequest)}, keeping off {@code offLimits} (nodes earmarked for waiting replicas,
+     * {@link Earmarks}; null = none); a request that fits nowhere else may use them but for {@code stillOff} (the
+     * earmarks it may never fall back onto: all of them under {@link Earmarks.Rule#STRICT}, a starving waiter's
+     * under {@link Earmarks#starving}; null = none).
      */
     PlacementResult decide(PlacementRequest r, java.util.BitSet offLimits, java.util.BitSet stillOff) {
         boolean clique = r.wantsClique() && anyAllowedBoardHasClique(r);
