@@ -50,6 +50,14 @@ public final class KubernetesReach {
         return out;
     }
 
+    /**
+     * Whether kube-scheduler's node filters let the pod onto {@code n}, resources aside: its nodeSelector, required
+     * node affinity and NoSchedule/NoExecute taints (what the fake clusters' scheduler checks before counting GPUs).
+     */
+    public static boolean schedulable(Pod pod, Node n) {
+        return selectorMatches(pod, n) && affinityMatches(pod, n) && tolerated(pod, n, false);
+    }
+
     /** A node of pool inference (label ace.dev/pool=inference). */
     public static boolean isInference(Node n) { return "inference".equals(labels(n).get("ace.dev/pool")); }
 
@@ -82,8 +90,19 @@ public final class KubernetesReach {
             case "NotIn" -> value == null || !values.contains(value);
             case "Exists" -> value != null;
             case "DoesNotExist" -> value == null;
-            default -> throw new AssertionError("the generator makes no " + r.getOperator());
+            case "Gt", "Lt" -> value != null && values.size() == 1 && isLong(value) && isLong(values.get(0))
+                    && Long.compare(Long.parseLong(value), Long.parseLong(values.get(0))) == ("Gt".equals(r.getOperator()) ? 1 : -1);
+            default -> false; // not an operator Kubernetes accepts: the API server would refuse the pod
         };
+    }
+
+    private static boolean isLong(String s) {
+        try {
+            Long.parseLong(s);
+            return true;
+        } catch (NumberFormatException e) {
+            return false;
+        }
     }
 
     private static boolean tolerated(Pod pod, Node n, boolean bound) {

@@ -65,8 +65,9 @@ public class CommittedAdmissionBenchmark {
                     .needing(needs);
             if (!allocator.place(r, false, 0).placed()) throw new IllegalStateException("could not hold reservation " + i + " of " + held);
         }
-        review = ProductionAdmission.of(allocator, tp, false).review();
-        engine = ProductionAdmission.of(allocator, tp, false).engine();
+        ProductionAdmission production = ProductionAdmission.of(allocator, tp, false);
+        review = production.review();
+        engine = production.engine();
         if (admitOnce().patch() == null) throw new IllegalStateException("the committed TP pod must be placed");
     }
 
