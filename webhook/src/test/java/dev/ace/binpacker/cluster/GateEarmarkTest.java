@@ -54,15 +54,21 @@ class GateEarmarkTest {
         c.kubeletsFinish();
     }
 
-    @Test
-    void a_later_gated_tp2_is_released_elsewhere_not_onto_the_node_earmarked_for_an_older_gated_tp8_which_then_starts_there() {
+    /** hgx-a and hgx-b, each full with two TP 4 pods: a1, a2 on hgx-a, b1, b2 on hgx-b. */
+    private List<Pod> twoFullBoards() {
         c.putNode(TestNodes.hgx("hgx-a", 8));
         c.putNode(TestNodes.hgx("hgx-b", 8));
         watch.deliverAll();
-        Pod a1 = admitAndCreate(4, "a1");
-        Pod a2 = admitAndCreate(4, "a2");
-        Pod b1 = admitAndCreate(4, "b1");
-        Pod b2 = admitAndCreate(4, "b2");
+        return List.of(admitAndCreate(4, "a1"), admitAndCreate(4, "a2"), admitAndCreate(4, "b1"), admitAndCreate(4, "b2"));
+    }
+
+    @Test
+    void a_later_gated_tp2_is_released_elsewhere_not_onto_the_node_earmarked_for_an_older_gated_tp8_which_then_starts_there() {
+        List<Pod> full = twoFullBoards();
+        Pod a1 = full.get(0);
+        Pod a2 = full.get(1);
+        Pod b1 = full.get(2);
+        Pod b2 = full.get(3);
         assertEquals("hgx-a", told(a1).node());
         assertEquals("hgx-a", told(a2).node());
         assertEquals("hgx-b", told(b1).node());
@@ -110,13 +116,11 @@ class GateEarmarkTest {
     void a_replica_that_does_not_lead_keeps_its_admissions_off_the_node_earmarked_for_the_oldest_waiter() {
         Replica follower = new Replica("r1", c.ledger, c.podApi, c.json, Soak.CONFIG, c.clock::get, Map.of());
         Watch followerWatch = new Watch(c, follower.view);
-        c.putNode(TestNodes.hgx("hgx-a", 8));
-        c.putNode(TestNodes.hgx("hgx-b", 8));
-        watch.deliverAll();
-        Pod a1 = admitAndCreate(4, "a1");
-        Pod a2 = admitAndCreate(4, "a2");
-        Pod b1 = admitAndCreate(4, "b1");
-        Pod b2 = admitAndCreate(4, "b2");
+        List<Pod> full = twoFullBoards();
+        Pod a1 = full.get(0);
+        Pod a2 = full.get(1);
+        Pod b1 = full.get(2);
+        Pod b2 = full.get(3);
         Pod big = admitAndCreate(8, "big");
         assertTrue(Soak.gated(live(big)));
         assertEquals("hgx-a", r.allocator.earmarkedFor(big.getMetadata().getUid()).orElseThrow());
