@@ -28,7 +28,7 @@ final class AgentCommand implements Command {
             + " [--pod-resources-socket PATH] [--no-pod-resources] [--kubelet-config PATH] [--topology-manager-policy POLICY]"
             + " [--interval 10m] [--report-interval 10s] [--command-timeout 30s]";
 
-    /** {@code help agent}; the agent is its own jar and image (agent/target/ace-agent.jar, deploy/agent/Dockerfile). */
+    /** {@code help agent}; the agent is its own jar and image (agent/target/ace-agent.jar, agent/Dockerfile). */
     static final CommandHelp HELP = new CommandHelp("agent", "node agent: the node's link matrix, the GPUs each pod holds, the Topology Manager policy", USAGE, """
                     Runs on each GPU node (DaemonSet deploy/agent, or the Helm chart's agent.enabled) and writes,
                     for its own Node (NODE_NAME by default):

@@ -50,6 +50,9 @@ public final class SimulateCommand implements Command {
                       --generate-fleet FILE.csv --seed N   write a fleet trace and stop
                       --trace slicing[:openb-VARIANT] [--pods 2000 --rate 60 --wait-p95 5 --gpus-per-node 4 --planner-window 1800]
                                           protocol C: GPUs a MIG/MPS slicing pool needs (docs/benchmarks.md)
+                      --hgx N             fleet: N HGX boards instead of 64 (protocol B)
+                      --wait-bound 5,10   fleet: MIP floor under the TP replicas any clique-only policy makes wait,
+                                          with no tail limit and with each p95 limit (minutes) [--time-limit 60]
                       --optimal NODES [--time-limit 60]    CP-SAT bound on a sub-cluster
 
                     exit: 0 done, 1 unreadable trace, 2 usage error""");

@@ -87,7 +87,7 @@ final class Help {
             elsewhere("simulate", "replay cluster traces through ACE and the baselines", "the simulator",
                     "sim/target/ace-sim.jar", "the simulator and its CP-SAT bound (OR-Tools)"),
             elsewhere("agent", "node agent: the node's link matrix, the GPUs each pod holds, the Topology Manager policy",
-                    "the node agent", "agent/target/ace-agent.jar", "the node agent (deploy/agent/Dockerfile builds its image)"));
+                    "the node agent", "agent/target/ace-agent.jar", "the node agent (agent/Dockerfile builds its image)"));
 
     private Help() {}
 

@@ -3,14 +3,32 @@ package dev.ace.binpacker.realapi;
 import java.util.Map;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ConditionEvaluationResult;
+import org.junit.jupiter.api.extension.ExecutionCondition;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolver;
 
-/** See {@link RealApiTest}. */
-public final class RealApiExtension implements BeforeAllCallback, ParameterResolver {
+/**
+ * See {@link RealApiTest}. Without the binaries, outside CI, each class is disabled with the reason (surefire and
+ * failsafe count it as skipped and print the reason, where an assumption aborted in beforeAll was counted as
+ * "Tests run: 0, Skipped: 0"); in CI the class runs and its beforeAll fails with the reason.
+ */
+public final class RealApiExtension implements ExecutionCondition, BeforeAllCallback, ParameterResolver {
     private static boolean warned;
     private static final ExtensionContext.Namespace STORE = ExtensionContext.Namespace.create(RealApiExtension.class);
+
+    @Override
+    public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
+        KubeBinaries.Result found = KubeBinaries.find();
+        if (found.binaries() != null) return ConditionEvaluationResult.enabled("control-plane binaries in " + found.binaries().dir());
+        if (KubeBinaries.required()) return ConditionEvaluationResult.enabled("required (CI): beforeAll fails with the reason");
+        return ConditionEvaluationResult.disabled(skipReason(found));
+    }
+
+    static String skipReason(KubeBinaries.Result found) {
+        return "real-API suite skipped: " + found.missing();
+    }
 
     @Override
     public void beforeAll(ExtensionContext context) {
@@ -21,7 +39,7 @@ public final class RealApiExtension implements BeforeAllCallback, ParameterResol
         KubeBinaries.Result found = KubeBinaries.find();
         if (found.binaries() == null) {
             if (KubeBinaries.required()) throw new IllegalStateException("real-API suite required (CI) but " + found.missing());
-            String why = "real-API suite skipped: " + found.missing();
+            String why = skipReason(found);
             if (!warned) System.err.println("[WARNING] " + why);
             warned = true;
             Assumptions.abort(why);
