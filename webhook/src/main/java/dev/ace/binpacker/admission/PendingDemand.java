@@ -23,28 +23,39 @@ public final class PendingDemand {
      */
     public record Waiting(String id, String podKey, PlacementRequest request, int priority, long sinceMillis) {}
 
-    private static final Comparator<Waiting> ORDER = Comparator.comparingInt(Waiting::priority).reversed()
-            .thenComparingLong(Waiting::sinceMillis).thenComparing(Waiting::id);
-
     private final Map<String, Waiting> byId = new LinkedHashMap<>();
+    /**
+     * The order each pod first joined the queue here. A pod's creationTimestamp has whole seconds, so two pods
+     * created in one second tie on {@code sinceMillis}; the watch hands pods over in the order they were written,
+     * so this keeps them first come, first served (a UID tie-break put them in random order). Pods a restart
+     * lists together join in the list's order.
+     */
+    private final Map<String, Long> arrival = new java.util.HashMap<>();
+    private long arrivals;
+    private final Comparator<Waiting> order = Comparator.comparingInt(Waiting::priority).reversed()
+            .thenComparingLong(Waiting::sinceMillis)
+            .thenComparingLong((Waiting w) -> arrival.getOrDefault(w.id(), Long.MAX_VALUE))
+            .thenComparing(Waiting::id);
     private final Metrics metrics;
 
     public PendingDemand(Metrics metrics) { this.metrics = metrics; }
 
     public synchronized void add(Waiting w) {
         byId.put(w.id(), w);
+        arrival.putIfAbsent(w.id(), arrivals++);
         publish();
     }
 
     public synchronized Optional<Waiting> remove(String id) {
         Waiting w = byId.remove(id);
+        arrival.remove(id);
         if (w != null) publish();
         return Optional.ofNullable(w);
     }
 
     public synchronized List<Waiting> waiting() {
         List<Waiting> l = new ArrayList<>(byId.values());
-        l.sort(ORDER);
+        l.sort(order);
         return l;
     }
 
@@ -66,6 +77,7 @@ public final class PendingDemand {
 
     public synchronized void clear() {
         byId.clear();
+        arrival.clear();
         publish();
     }
 

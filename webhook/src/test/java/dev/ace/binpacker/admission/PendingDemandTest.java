@@ -4,7 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ace.binpacker.keys.AceKeys;
+import dev.ace.binpacker.placement.NodeConstraints;
+import dev.ace.binpacker.placement.PlacementRequest;
+import dev.ace.binpacker.placement.Pool;
+import dev.ace.binpacker.placement.WorkloadClass;
 import io.fabric8.kubernetes.api.model.Pod;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class PendingDemandTest {
@@ -43,5 +48,25 @@ class PendingDemandTest {
                 f.pending.waiting().stream().map(PendingDemand.Waiting::id).toList());
         f.pending.remove(first.uid());
         assertEquals(second.uid(), f.pending.waiting().get(0).id(), "the next in line moves up");
+    }
+
+    @Test
+    void pods_created_in_one_second_are_served_in_the_order_they_joined_not_by_uid() {
+        PendingDemand q = new PendingDemand(dev.ace.binpacker.observability.Metrics.NOOP);
+        long second = 1_700_000_000_000L; // creationTimestamp has whole seconds: both pods tie on it
+        PlacementRequest tp2 = PlacementRequest.whole("r2", WorkloadClass.INFERENCE, 2, 2, List.of(Pool.INFERENCE), NodeConstraints.NONE);
+        PlacementRequest tp1 = PlacementRequest.whole("r1", WorkloadClass.INFERENCE, 1, 1, List.of(Pool.INFERENCE), NodeConstraints.NONE);
+        // UIDs chosen so a UID tie-break would put the later pod first
+        q.add(new PendingDemand.Waiting("ffff", "ns/later-0-0", tp2, 0, second));
+        q.add(new PendingDemand.Waiting("0000", "ns/later-0-1", tp1, 0, second));
+        q.add(new PendingDemand.Waiting("9999", "ns/older", tp2, 0, second - 1000));
+        assertEquals(List.of("ns/older", "ns/later-0-0", "ns/later-0-1"), q.waiting().stream().map(PendingDemand.Waiting::podKey).toList());
+        q.add(new PendingDemand.Waiting("ffff", "ns/later-0-0", tp2, 0, second));
+        assertEquals(List.of("ns/older", "ns/later-0-0", "ns/later-0-1"), q.waiting().stream().map(PendingDemand.Waiting::podKey).toList(),
+                "a pod seen again keeps its place");
+        q.remove("ffff");
+        q.add(new PendingDemand.Waiting("ffff", "ns/later-0-0", tp2, 0, second));
+        assertEquals(List.of("ns/older", "ns/later-0-1", "ns/later-0-0"), q.waiting().stream().map(PendingDemand.Waiting::podKey).toList(),
+                "a pod that left the queue and came back joins behind those of its second");
     }
 }
